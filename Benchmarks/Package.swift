@@ -1,0 +1,18 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Benchmarks are executables that print numbers; run them in release:
+//   swift run -c release --package-path Benchmarks EngineBenchmark
+let package = Package(
+    name: "StuntDoubleBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "StuntDouble", path: "..")
+    ],
+    targets: [
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
+        )
+    ]
+)

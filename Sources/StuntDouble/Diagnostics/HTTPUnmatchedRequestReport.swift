@@ -1,0 +1,128 @@
+/// Why no stub matched a request: the request, and the closest stubs with each matcher's verdict.
+///
+/// This is the error an unmatched request fails with in opt-out mode (the default), and what
+/// ``HTTPStubber/decision(for:)-(HTTPIncomingRequest)`` returns for it. Its description reads:
+///
+/// ```text
+/// No stub matched GET https://api.example.com/users/42
+///   headers: Accept: application/json
+///   body: (empty)
+///
+/// Closest stubs (2 of 7):
+///   1. stub "user by id" (AppTests/UserTests.swift:18): 1 of 2 checks failed
+///      ✓ method GET has a response
+///      ✗ header Authorization is present
+///        expected: present
+///        actual:   (no Authorization header)
+///   ...
+/// ```
+public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
+    /// A stub that came close, and the verdict of each of its checks.
+    public struct Candidate: Sendable, CustomStringConvertible {
+        /// The stub.
+        public let stub: HTTPStubRequest
+        /// The checks: the method first, then each matcher in order.
+        public let checks: [MatcherCheck]
+        /// How close the request came, from 0 to 1.
+        let closeness: Double
+
+        /// The checks that failed.
+        public var failedChecks: [MatcherCheck] {
+            checks.filter { !$0.passed }
+        }
+
+        /// The stub and its checks, one per line.
+        public var description: String {
+            let failed = failedChecks.count
+            var text = "\(stub): \(failed) of \(checks.count) check\(checks.count == 1 ? "" : "s") failed"
+            for check in checks {
+                text += "\n   " + check.description.replacingOccurrences(of: "\n", with: "\n   ")
+            }
+            return text
+        }
+    }
+
+    /// The request.
+    public let request: HTTPIncomingRequest
+    /// The closest stubs, closest first (at most five).
+    public let candidates: [Candidate]
+    /// How many stubs the stubber holds.
+    public let stubCount: Int
+    /// Problems of stubs that can never match (an invalid template, a URL that is not a URL ...).
+    public let problems: [HTTPStubberError]
+
+    /// The report, for a person to read: the request, the closest stubs and what differed, what to do.
+    public var description: String {
+        var text = "No stub matched \(request.method) \(request.url.absoluteString)"
+        if !request.headers.isEmpty {
+            text += "\n  headers: " + request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+        }
+        text += "\n  body: " + BodyText.describe(request.body)
+        if stubCount == 0 {
+            text += "\n\nThe stubber holds no stubs."
+        } else {
+            let shown = candidates.prefix(3)
+            text += "\n\nClosest stubs (\(shown.count) of \(stubCount)):"
+            for (index, candidate) in shown.enumerated() {
+                text += "\n  \(index + 1). " + candidate.description.replacingOccurrences(of: "\n", with: "\n  ")
+            }
+        }
+        if !problems.isEmpty {
+            text += "\n\nStubs that can never match, so requests fail rather than pass through unnoticed:"
+            for problem in problems {
+                text += "\n  - \(problem.message)"
+            }
+        }
+        text += "\n\nTo fix it: correct the request or the closest stub, add a stub for this request, "
+        text += "add an ignore rule to let it reach the network, or set unhandledMode = .optin."
+        return text
+    }
+
+    /// Builds a report, ranking every stub by closeness (a quick pass over all stubs, then a full one over
+    /// the closest twenty).
+    init(request: HTTPIncomingRequest, registry: StubRegistry) {
+        self.request = request
+        let entries = registry.inPrecedenceOrder
+        stubCount = entries.count
+        problems = entries.flatMap { $0.definition.problems }
+        var shortlist = entries
+        if entries.count > 20 {
+            let target = request.route.exactKey
+            let quick = entries.map { entry in
+                (entry, Self.quickCloseness(entry, request: request, target: target))
+            }
+            shortlist = quick.sorted { $0.1 > $1.1 }.prefix(20).map(\.0)
+        }
+        candidates = shortlist.map { entry in
+            let definition = entry.definition
+            let method = MatcherCheck(
+                matcher: "method \(request.method) has a response",
+                passed: definition.source(for: request.method) != nil,
+                expected: definition.methodNames, actual: request.method.rawValue, note: nil, closeness: 0
+            )
+            let checks = [method] + definition.engine.map { $0.explain(request, source: entry.stub) }
+            let closeness = checks.map(\.closeness).reduce(0, +) / Double(checks.count)
+            return Candidate(stub: entry.stub, checks: checks, closeness: closeness)
+        }
+        .enumerated()
+        .sorted {
+            $0.element.closeness != $1.element.closeness
+                ? $0.element.closeness > $1.element.closeness : $0.offset < $1.offset
+        }
+        .prefix(5)
+        .map(\.element)
+    }
+
+    private static func quickCloseness(_ entry: RegisteredStub, request: HTTPIncomingRequest, target: String) -> Double
+    {
+        let method = entry.definition.source(for: request.method) == nil ? 0.0 : 1.0
+        let label: String
+        switch entry.routing {
+        case .exact(let key), .hostPath(let key), .path(let key), .host(let key): label = key
+        case .template(let host, let segments): label = (host ?? "") + "/" + segments.joined(separator: "/")
+        case .none: label = entry.definition.matchers.first.map { "\($0)" } ?? ""
+        }
+        let shared = zip(label.utf8, target.utf8).prefix { $0 == $1 }.count
+        return method * 0.3 + 0.7 * Double(shared) / Double(max(1, max(label.utf8.count, target.utf8.count)))
+    }
+}

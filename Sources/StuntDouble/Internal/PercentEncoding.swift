@@ -1,0 +1,123 @@
+/// Percent-encoding (RFC 3986) as URI templates and URL matching need it.
+enum PercentEncoding {
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    static func isReserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["),
+            UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
+
+    static func isHex(_ byte: UInt8) -> Bool {
+        hexValue(byte) != nil
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Encodes every byte that is not unreserved (nor reserved, nor part of a percent-encoded triplet,
+    /// when `allowReserved`).
+    static func encode(_ string: String, allowReserved: Bool) -> String {
+        let bytes = Array(string.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if isUnreserved(byte) || (allowReserved && isReserved(byte)) {
+                output.append(byte)
+            } else if allowReserved, byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]),
+                isHex(bytes[index + 2])
+            {
+                output.append(contentsOf: bytes[index...(index + 2)])
+                index += 3
+                continue
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes percent-encoded bytes; a `%` not followed by two hex digits is kept as is.
+    static func decode<S: StringProtocol>(_ string: S) -> String {
+        guard string.utf8.contains(UInt8(ascii: "%")) else { return String(string) }
+        let bytes = Array(string.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Upper-cases the hex digits of percent-encoded bytes, so `%c3%a9` and `%C3%A9` compare equal.
+    static func normalize(_ string: String) -> String {
+        guard string.utf8.contains(UInt8(ascii: "%")) else { return string }
+        var bytes = Array(string.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
+                for offset in 1...2 where bytes[index + offset] >= UInt8(ascii: "a") {
+                    bytes[index + offset] -= 32
+                }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Substring {
+    /// Splits at an ASCII separator byte, keeping empty pieces. Byte-wise, so it skips the grapheme
+    /// breaking that `split(separator:)` on characters does; URL delimiters are always ASCII.
+    func splitting(at separator: UInt8) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = startIndex
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            if utf8[index] == separator {
+                pieces.append(self[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        pieces.append(self[start..<endIndex])
+        return pieces
+    }
+}

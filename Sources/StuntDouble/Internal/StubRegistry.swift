@@ -1,0 +1,252 @@
+/// A stub as a stubber registered it: an immutable snapshot of its definition, its index key and its
+/// precedence.
+final class RegisteredStub: Sendable {
+    let stub: HTTPStubRequest
+    let definition: StubDefinition
+    let version: UInt64
+    let sequence: UInt64
+    let routing: RoutingKey
+    /// The matcher that gave an exact-URL key: a request found under that key already satisfies it (the key
+    /// holds every part the matcher compares), so lookups skip it.
+    let exactMatcherIndex: Int?
+
+    init(stub: HTTPStubRequest, definition: StubDefinition, version: UInt64, sequence: UInt64) {
+        self.stub = stub
+        self.definition = definition
+        self.version = version
+        self.sequence = sequence
+        let routing = definition.routing
+        self.routing = routing
+        if case .exact = routing {
+            exactMatcherIndex = definition.engine.firstIndex { $0.routing == routing }
+        } else {
+            exactMatcherIndex = nil
+        }
+    }
+
+    /// Whether this stub wins over another: higher priority first, then the most recently added.
+    func precedes(_ other: RegisteredStub) -> Bool {
+        if definition.priority != other.definition.priority {
+            return definition.priority > other.definition.priority
+        }
+        return sequence > other.sequence
+    }
+
+    /// Whether the stub answers the request.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - foundByExactKey: The request was found under the stub's exact-URL key.
+    /// - Returns: The URI template variables the stub extracted, or `nil` when it does not match.
+    func evaluate(_ request: HTTPIncomingRequest, foundByExactKey: Bool = false) -> [String: URITemplate.Value]? {
+        guard definition.source(for: request.method) != nil else { return nil }
+        var variables: [String: URITemplate.Value] = [:]
+        let skipped = foundByExactKey ? exactMatcherIndex : nil
+        for (index, matcher) in definition.engine.enumerated() where index != skipped {
+            if !matcher.evaluate(request, source: stub, variables: &variables) {
+                return nil
+            }
+        }
+        return variables
+    }
+}
+
+/// Stubs in precedence order, lowest first (so the usual insertion, the newest stub, is an append).
+struct Bucket: Sendable {
+    private(set) var entries: [RegisteredStub] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func insert(_ entry: RegisteredStub) {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entry.precedes(entries[middle]) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        entries.insert(entry, at: low)
+    }
+
+    mutating func remove(_ id: UInt64) {
+        if let index = entries.lastIndex(where: { $0.stub.id == id }) {
+            entries.remove(at: index)
+        }
+    }
+}
+
+/// URI template stubs by the complete path segments of their literal prefix.
+struct TemplateTrie: Sendable {
+    var bucket = Bucket()
+    var children: [String: TemplateTrie] = [:]
+
+    var isEmpty: Bool { bucket.isEmpty && children.isEmpty }
+
+    mutating func insert(_ entry: RegisteredStub, at segments: ArraySlice<String>) {
+        guard let first = segments.first else {
+            bucket.insert(entry)
+            return
+        }
+        children[first, default: TemplateTrie()].insert(entry, at: segments.dropFirst())
+    }
+
+    mutating func remove(_ id: UInt64, at segments: ArraySlice<String>) {
+        guard let first = segments.first else {
+            bucket.remove(id)
+            return
+        }
+        children[first]?.remove(id, at: segments.dropFirst())
+        if children[first]?.isEmpty == true {
+            children[first] = nil
+        }
+    }
+
+    /// The buckets on the path of the request's segments: every template whose literal segments are a
+    /// prefix of the request's path.
+    func collect(_ segments: ArraySlice<Substring>, into buckets: inout [Bucket]) {
+        if !bucket.isEmpty {
+            buckets.append(bucket)
+        }
+        guard let first = segments.first, let child = children[String(first)] else { return }
+        child.collect(segments.dropFirst(), into: &buckets)
+    }
+}
+
+/// A stubber's stubs, indexed so that finding the stub for a request costs the same with 1 or 10,000 stubs
+/// keyed by exact URL, host and path, path, host or URI template literal prefix. Stubs without such a key
+/// (regular expressions, closures, bodies only) are scanned in precedence order.
+struct StubRegistry: Sendable {
+    private(set) var byID: [UInt64: RegisteredStub] = [:]
+    private var exact: [String: Bucket] = [:]
+    private var hostPath: [String: Bucket] = [:]
+    private var paths: [String: Bucket] = [:]
+    private var hosts: [String: Bucket] = [:]
+    private var hostTemplates: [String: TemplateTrie] = [:]
+    private var anyHostTemplates = TemplateTrie()
+    private var scan = Bucket()
+    private var nextSequence: UInt64 = 0
+    private(set) var problemCount = 0
+
+    var count: Int { byID.count }
+
+    /// Adds a stub as the most recent, or replaces its earlier registration (keeping its place when
+    /// `keepingPlace` is set, as for an update of a stub already added).
+    mutating func register(
+        _ stub: HTTPStubRequest, definition: StubDefinition, version: UInt64, keepingPlace: Bool = false
+    ) {
+        let previous = remove(stub.id)
+        let sequence: UInt64
+        if keepingPlace, let previous {
+            sequence = previous.sequence
+        } else {
+            nextSequence += 1
+            sequence = nextSequence
+        }
+        let entry = RegisteredStub(stub: stub, definition: definition, version: version, sequence: sequence)
+        byID[stub.id] = entry
+        if !definition.problems.isEmpty {
+            problemCount += 1
+        }
+        switch entry.routing {
+        case .none: scan.insert(entry)
+        case .exact(let key): exact[key, default: Bucket()].insert(entry)
+        case .hostPath(let key): hostPath[key, default: Bucket()].insert(entry)
+        case .path(let key): paths[key, default: Bucket()].insert(entry)
+        case .host(let key): hosts[key, default: Bucket()].insert(entry)
+        case .template(let host?, let segments):
+            hostTemplates[host, default: TemplateTrie()].insert(entry, at: segments[...])
+        case .template(nil, let segments):
+            anyHostTemplates.insert(entry, at: segments[...])
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ id: UInt64) -> RegisteredStub? {
+        guard let entry = byID.removeValue(forKey: id) else { return nil }
+        if !entry.definition.problems.isEmpty {
+            problemCount -= 1
+        }
+        func drop(_ key: String, from buckets: inout [String: Bucket]) {
+            buckets[key]?.remove(id)
+            if buckets[key]?.isEmpty == true {
+                buckets[key] = nil
+            }
+        }
+        switch entry.routing {
+        case .none: scan.remove(id)
+        case .exact(let key): drop(key, from: &exact)
+        case .hostPath(let key): drop(key, from: &hostPath)
+        case .path(let key): drop(key, from: &paths)
+        case .host(let key): drop(key, from: &hosts)
+        case .template(let host?, let segments):
+            hostTemplates[host]?.remove(id, at: segments[...])
+            if hostTemplates[host]?.isEmpty == true {
+                hostTemplates[host] = nil
+            }
+        case .template(nil, let segments):
+            anyHostTemplates.remove(id, at: segments[...])
+        }
+        return entry
+    }
+
+    /// Every stub, highest precedence first.
+    var inPrecedenceOrder: [RegisteredStub] {
+        byID.values.sorted { $0.precedes($1) }
+    }
+
+    /// The winning stub for a request and the variables it extracted, or `nil`.
+    func firstMatch(_ request: HTTPIncomingRequest) -> (RegisteredStub, [String: URITemplate.Value])? {
+        let route = request.route
+        var buckets: [Bucket] = []
+        // The exact-URL bucket, when there is one, is the first.
+        let exactBucket = exact[route.exactKey]
+        if let exactBucket { buckets.append(exactBucket) }
+        if let bucket = hostPath[route.hostPathKey] { buckets.append(bucket) }
+        if !paths.isEmpty, let bucket = paths[RequestRoute.trimmingTrailingSlash(route.path)] {
+            buckets.append(bucket)
+        }
+        if let bucket = hosts[route.host] { buckets.append(bucket) }
+        if !hostTemplates.isEmpty || !anyHostTemplates.isEmpty {
+            let segments = route.pathSegments[...]
+            hostTemplates[route.host]?.collect(segments, into: &buckets)
+            anyHostTemplates.collect(segments, into: &buckets)
+        }
+        if !scan.isEmpty { buckets.append(scan) }
+        if buckets.count == 1 {
+            let foundByExactKey = exactBucket != nil
+            for entry in buckets[0].entries.reversed() {
+                if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey) {
+                    return (entry, variables)
+                }
+            }
+            return nil
+        }
+        // Merge the buckets by precedence, evaluating the best remaining candidate each time.
+        var cursors = buckets.map { $0.entries.count - 1 }
+        while true {
+            var best: Int?
+            for index in buckets.indices where cursors[index] >= 0 {
+                let candidate = buckets[index].entries[cursors[index]]
+                if let current = best, !candidate.precedes(buckets[current].entries[cursors[current]]) { continue }
+                best = index
+            }
+            guard let chosen = best else { return nil }
+            let entry = buckets[chosen].entries[cursors[chosen]]
+            cursors[chosen] -= 1
+            if let variables = entry.evaluate(request, foundByExactKey: chosen == 0 && exactBucket != nil) {
+                return (entry, variables)
+            }
+        }
+    }
+
+    /// The winning stub found by evaluating every stub in precedence order, without the index: the
+    /// reference the index must agree with.
+    func firstMatchByScanning(_ request: HTTPIncomingRequest) -> (RegisteredStub, [String: URITemplate.Value])? {
+        for entry in inPrecedenceOrder {
+            if let variables = entry.evaluate(request) { return (entry, variables) }
+        }
+        return nil
+    }
+}

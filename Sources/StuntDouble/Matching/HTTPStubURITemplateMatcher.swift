@@ -1,0 +1,234 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Matches a request's URL against a URI template (RFC 6570), extracting its variables.
+///
+/// ```swift
+/// stub.match(URI: "https://github.com/kylef/{repository}")
+///     .stub(for: .get, responseProvider: { request, _ in
+///         let response = HTTPStubResponse()
+///         response.body = Data("repo \(request[templateVariable: "repository"] ?? "")".utf8)
+///         return response
+///     })
+/// ```
+///
+/// What a template is matched against depends on how it starts:
+/// - `scheme://host/...`: the whole URL (scheme and host ignoring case);
+/// - `/...`: the path, on any host;
+/// - `{...`: the whole URL, or else the path.
+///
+/// The query: a template with no query part ignores the request's query. A template ending in query
+/// expressions (`/search{?q,page}` or `/items{?ids*}{&sort}`) reads its variables from the query by name, in
+/// any order, and allows other parameters. A template with a literal `?` matches the query as written.
+public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringConvertible {
+    /// The template as given.
+    public let template: String
+    private let plan: Plan?
+    /// Why the template cannot be used, or `nil`.
+    public let problem: HTTPStubberError?
+
+    private enum Target: Sendable {
+        case absolute, path, either
+    }
+
+    private struct Plan: Sendable {
+        var target: Target
+        var parts: [URITemplate.Part]
+        var compiled: CompiledParts
+        var lenientQuery: [URITemplate.Expression]?
+        var matchesQueryAsWritten: Bool
+        var routing: RoutingKey
+    }
+
+    /// Creates a matcher. A template with a syntax error makes a matcher that never matches and reports the
+    /// problem (see ``HTTPStubRequest/problems``).
+    /// - Parameter template: The template, such as `"https://api.example.com/users/{id}"` or `"/users/{id}"`.
+    public init(URI template: String) {
+        self.template = template
+        do {
+            plan = try Self.plan(for: try URITemplate(template))
+            problem = nil
+        } catch {
+            plan = nil
+            problem = error
+        }
+    }
+
+    /// Whether the request's URL matches the template.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - source: The stub or rule that owns the matcher.
+    /// - Returns: `true` when it matches.
+    public func matches(request: URLRequest, for source: HTTPMatcherSource) -> Bool {
+        matchesURLRequest(request, source: source)
+    }
+
+    /// The template, such as `URL matches template /users/{id}`.
+    public var description: String {
+        "URL matches template \(template)"
+    }
+
+    private static func plan(for parsed: URITemplate) throws(HTTPStubberError) -> Plan {
+        var parts = parsed.parts
+        let target: Target
+        switch parts.first {
+        case .literal(let literal) where literal.hasPrefix("/"):
+            target = .path
+        case .literal(let literal):
+            guard let schemeEnd = literal.range(of: "://"),
+                literal[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+                !literal[..<schemeEnd.lowerBound].isEmpty
+            else {
+                throw HTTPStubberError(
+                    code: .invalidURITemplate,
+                    message: "The URI template \"\(parsed.template)\" must start with a scheme (https://host/...), "
+                        + "with '/' (a path on any host) or with an expression."
+                )
+            }
+            parts[0] = .literal(normalizedAuthority(literal, isWholeTemplate: parts.count == 1))
+            target = .absolute
+        default:
+            target = .either
+        }
+        // Split off trailing query expressions, matched by name in any order, unless a literal query comes
+        // before them (then the whole query is matched as written).
+        func isQueryExpression(_ part: URITemplate.Part) -> Bool {
+            if case .expression(let expression) = part { return expression.op.isQuery }
+            return false
+        }
+        func hasLiteralQuery(_ part: URITemplate.Part) -> Bool {
+            if case .literal(let literal) = part { return literal.contains("?") }
+            return false
+        }
+        var lenientQuery: [URITemplate.Expression]?
+        if let firstQuery = parts.firstIndex(where: isQueryExpression),
+            parts[firstQuery...].allSatisfy(isQueryExpression), !parts[..<firstQuery].contains(where: hasLiteralQuery)
+        {
+            lenientQuery = parts[firstQuery...].compactMap { part in
+                if case .expression(let expression) = part { return expression }
+                return nil
+            }
+            parts.removeSubrange(firstQuery...)
+        }
+        let hasQueryPart = parts.contains { part in
+            switch part {
+            case .literal(let literal): literal.contains("?")
+            case .expression(let expression): expression.op.isQuery
+            }
+        }
+        return Plan(
+            target: target, parts: parts, compiled: CompiledParts(parts), lenientQuery: lenientQuery,
+            matchesQueryAsWritten: hasQueryPart,
+            routing: routing(parts, target)
+        )
+    }
+
+    /// Lower-cases the scheme and authority of the leading literal and drops a default port, as requests
+    /// are normalized; a template that is only `scheme://host` gets the path `/`.
+    private static func normalizedAuthority(_ literal: String, isWholeTemplate: Bool) -> String {
+        guard let schemeEnd = literal.range(of: "://") else { return literal }
+        let scheme = literal[..<schemeEnd.lowerBound].lowercased()
+        let rest = literal[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        var authority = rest[..<authorityEnd].lowercased()
+        if let port = RequestRoute.defaultPort(for: scheme), authority.hasSuffix(":\(port)") {
+            authority.removeLast(":\(port)".count)
+        }
+        var path = String(rest[authorityEnd...])
+        if path.isEmpty, isWholeTemplate {
+            path = "/"
+        }
+        return scheme + "://" + authority + path
+    }
+
+    /// The index bucket: the host and complete path segments of the literal prefix.
+    private static func routing(_ parts: [URITemplate.Part], _ target: Target) -> RoutingKey {
+        guard case .literal(let literal) = parts.first else { return .none }
+        let isWhole = parts.count == 1
+        var host: String?
+        var path = Substring(literal)
+        if target == .absolute {
+            guard let schemeEnd = literal.range(of: "://") else { return .none }
+            let rest = literal[schemeEnd.upperBound...]
+            guard let slash = rest.firstIndex(of: "/") else { return .none }
+            let authority = rest[..<slash]
+            guard !authority.contains("?"), !authority.contains("#") else { return .none }
+            if authority.hasPrefix("[") {
+                host = authority.firstIndex(of: "]").map { String(authority[...$0]) }
+            } else {
+                host = String(authority.split(separator: ":", maxSplits: 1).first ?? authority)
+            }
+            guard host != nil else { return .none }
+            path = rest[slash...]
+        }
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            path = path[..<query]
+        }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        // The last segment is complete only when the template ends here.
+        if !isWhole || literal.contains("?") {
+            segments = Array(segments.dropLast())
+        }
+        return .template(host: host, segments: segments)
+    }
+}
+
+extension HTTPStubURITemplateMatcher: RequestMatcher {
+    func evaluate(
+        _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
+    ) -> Bool {
+        guard let found = extract(request.route) else { return false }
+        variables.merge(found) { _, new in new }
+        return true
+    }
+
+    private func extract(_ route: RequestRoute) -> [String: URITemplate.Value]? {
+        guard let plan else { return nil }
+        let query = plan.matchesQueryAsWritten ? route.query.map { "?" + $0 } ?? "" : ""
+        var matcher = PartMatcher(plan.compiled, lenientQuery: plan.lenientQuery)
+        let lenientQuery = route.query.map { Substring($0) }
+        switch plan.target {
+        case .absolute:
+            return matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery)
+        case .path:
+            return matcher.match(Array((route.path + query).utf8), query: lenientQuery)
+        case .either:
+            if let found = matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery) {
+                return found
+            }
+            var pathMatcher = PartMatcher(plan.compiled, lenientQuery: plan.lenientQuery)
+            return pathMatcher.match(Array((route.path + query).utf8), query: lenientQuery)
+        }
+    }
+
+    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+        if let problem {
+            return MatcherCheck(matcher: description, passed: false, expected: nil, actual: nil, note: problem.message)
+        }
+        let found = extract(request.route)
+        let actual = plan?.target == .path ? request.route.path : request.route.withoutQuery
+        var note: String?
+        if let found, !found.isEmpty {
+            note =
+                "variables: " + found.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        }
+        return MatcherCheck(
+            matcher: description, passed: found != nil, expected: template, actual: actual, note: note,
+            closeness: closeness(to: actual)
+        )
+    }
+
+    /// How much of the template's leading literal the URL shares, scaled below a full match.
+    private func closeness(to actual: String) -> Double {
+        guard let plan, case .literal(let literal) = plan.parts.first else { return 0.4 }
+        let shared = zip(literal.utf8, actual.utf8).prefix { $0 == $1 }.count
+        return 0.85 * Double(shared) / Double(max(1, literal.utf8.count))
+    }
+
+    var routing: RoutingKey {
+        plan?.routing ?? .none
+    }
+}

@@ -1,0 +1,261 @@
+extension URITemplate {
+    /// Matches a whole string against the template.
+    ///
+    /// - Parameter string: A URI (or any string) to match, percent-encoded as in a URL.
+    /// - Returns: The variables that expand back into `string`, or `nil` when the string does not match.
+    public func match(_ string: String) -> [String: Value]? {
+        var matcher = PartMatcher(CompiledParts(parts), lenientQuery: nil)
+        return matcher.match(Array(string.utf8))
+    }
+}
+
+/// Template parts with their literals as bytes, prepared once per template.
+struct CompiledParts: Sendable {
+    let parts: [URITemplate.Part]
+    let literals: [[UInt8]?]
+
+    init(_ parts: [URITemplate.Part]) {
+        self.parts = parts
+        self.literals = parts.map { part in
+            if case .literal(let text) = part { Array(text.utf8) } else { nil }
+        }
+    }
+}
+
+/// Backtracking matcher over template parts.
+///
+/// Each expression tries its longest possible span first, then shorter ones, only where the following
+/// literal can start. A step budget bounds pathological templates (many adjacent `{+x}` expressions).
+struct PartMatcher {
+    private let parts: [URITemplate.Part]
+    private let literals: [[UInt8]?]
+
+    /// Query expressions matched by name against the query string, in any order (see
+    /// `URITemplateRoute`), or `nil` when the template has none.
+    private let lenientQuery: [URITemplate.Expression]?
+    private var budget = 20_000
+
+    init(_ compiled: CompiledParts, lenientQuery: [URITemplate.Expression]?) {
+        self.parts = compiled.parts
+        self.literals = compiled.literals
+        self.lenientQuery = lenientQuery
+    }
+
+    /// Matches `input` against the parts, and `query` (when the matcher has lenient query expressions).
+    mutating func match(_ input: [UInt8], query: Substring? = nil) -> [String: URITemplate.Value]? {
+        var variables: [String: URITemplate.Value] = [:]
+        guard step(0, 0, input, &variables) else { return nil }
+        if let lenientQuery {
+            let combined = URITemplate.Expression(op: .query, variables: lenientQuery.flatMap(\.variables))
+            let items = (query ?? "").splitting(at: UInt8(ascii: "&")).filter { !$0.isEmpty }
+            guard let bound = Self.bindNamed(combined.variables, items, lenient: true),
+                Self.merge(bound, into: &variables)
+            else { return nil }
+        }
+        return variables
+    }
+
+    private mutating func step(
+        _ index: Int, _ position: Int, _ input: [UInt8], _ variables: inout [String: URITemplate.Value]
+    ) -> Bool {
+        budget -= 1
+        guard budget > 0 else { return false }
+        guard index < parts.count else { return position == input.count }
+        if let literal = literals[index] {
+            guard input.count - position >= literal.count,
+                input[position..<(position + literal.count)].elementsEqual(literal)
+            else { return false }
+            return step(index + 1, position + literal.count, input, &variables)
+        }
+        guard case .expression(let expression) = parts[index] else { return false }
+        var end = position
+        while end < input.count, !Self.stops(expression.op, input[end]) {
+            end += 1
+        }
+        let next: UInt8?? = index + 1 < parts.count ? literals[index + 1].map { $0.first } : .some(nil)
+        var candidate = end
+        while candidate >= position {
+            defer { candidate -= 1 }
+            switch next {
+            case .some(.none):
+                // The expression is last: it must reach the end of the input.
+                if candidate != input.count { continue }
+            case .some(.some(let first)):
+                if candidate == input.count || input[candidate] != first { continue }
+            case .none:
+                break
+            }
+            let span = Substring(decoding: input[position..<candidate], as: UTF8.self)
+            guard let bound = Self.bind(expression, span) else { continue }
+            var trial = variables
+            guard Self.merge(bound, into: &trial), step(index + 1, candidate, input, &trial) else { continue }
+            variables = trial
+            return true
+        }
+        return false
+    }
+
+    /// Bytes an expression's span cannot contain.
+    private static func stops(_ op: URITemplate.Operator, _ byte: UInt8) -> Bool {
+        switch op {
+        case .simple, .label, .pathParameter:
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+        case .pathSegment:
+            byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+        case .reserved, .query, .queryContinuation:
+            byte == UInt8(ascii: "#")
+        case .fragment:
+            false
+        }
+    }
+
+    typealias Binding = (variable: URITemplate.Variable, value: URITemplate.Value)
+
+    static func bind(_ expression: URITemplate.Expression, _ span: Substring) -> [Binding]? {
+        let op = expression.op
+        if span.isEmpty {
+            // Operator expressions vanish when their variables are undefined; plain ones must match something.
+            return op == .simple || op == .reserved ? nil : []
+        }
+        var rest = span
+        if !op.first.isEmpty {
+            guard rest.hasPrefix(op.first) else { return nil }
+            rest = rest.dropFirst(op.first.count)
+        }
+        let items = rest.splitting(at: op.separator.utf8.first ?? UInt8(ascii: ","))
+        if op.isNamed {
+            return bindNamed(expression.variables, items, lenient: false)
+        }
+        return bindPositional(expression.variables, items, op)
+    }
+
+    private static func bindPositional(
+        _ variables: [URITemplate.Variable], _ items: [Substring], _ op: URITemplate.Operator
+    ) -> [Binding]? {
+        var bindings: [Binding] = []
+        if let explodeIndex = variables.firstIndex(where: \.explode) {
+            let after = variables.count - explodeIndex - 1
+            var cursor = 0
+            for variable in variables[..<explodeIndex] where cursor < items.count {
+                guard let value = single(items[cursor], op) else { return nil }
+                bindings.append((variable, value))
+                cursor += 1
+            }
+            let taken = items[cursor..<max(cursor, items.count - after)]
+            if !taken.isEmpty {
+                bindings.append((variables[explodeIndex], exploded(Array(taken))))
+            }
+            cursor += taken.count
+            for variable in variables[(explodeIndex + 1)...] where cursor < items.count {
+                guard let value = single(items[cursor], op) else { return nil }
+                bindings.append((variable, value))
+                cursor += 1
+            }
+            return check(bindings)
+        }
+        for (offset, variable) in variables.enumerated() where offset < items.count {
+            let isLast = offset == variables.count - 1
+            if isLast, items.count > variables.count {
+                // The last variable takes the remaining items.
+                let remaining = items[offset...]
+                switch op {
+                case .simple, .reserved, .fragment:
+                    bindings.append((variable, .list(remaining.map { PercentEncoding.decode($0) })))
+                case .label:
+                    guard let value = single(Substring(remaining.joined(separator: ".")), op) else { return nil }
+                    bindings.append((variable, value))
+                default:
+                    return nil
+                }
+            } else {
+                guard let value = single(items[offset], op) else { return nil }
+                bindings.append((variable, value))
+            }
+        }
+        return check(bindings)
+    }
+
+    /// The value of one unexploded item: a list when it holds commas the operator does not use as separator.
+    private static func single(_ item: Substring, _ op: URITemplate.Operator) -> URITemplate.Value? {
+        if op.separator != ",", item.contains(",") {
+            return .list(item.splitting(at: UInt8(ascii: ",")).map { PercentEncoding.decode($0) })
+        }
+        return .string(PercentEncoding.decode(item))
+    }
+
+    private static func exploded(_ items: [Substring]) -> URITemplate.Value {
+        let pairs = items.compactMap { item -> URITemplate.KeyValue? in
+            guard let equals = item.firstIndex(of: "=") else { return nil }
+            return URITemplate.KeyValue(
+                key: PercentEncoding.decode(item[..<equals]),
+                value: PercentEncoding.decode(item[item.index(after: equals)...])
+            )
+        }
+        return pairs.count == items.count ? .associative(pairs) : .list(items.map { PercentEncoding.decode($0) })
+    }
+
+    static func bindNamed(_ variables: [URITemplate.Variable], _ items: [Substring], lenient: Bool) -> [Binding]? {
+        var bindings: [Binding] = []
+        var exploded: [String: [String]] = [:]
+        var pairs: [URITemplate.KeyValue] = []
+        let explodeVariable = variables.first(where: \.explode)
+        for item in items {
+            let equals = item.firstIndex(of: "=")
+            let name = PercentEncoding.decode(equals.map { item[..<$0] } ?? item)
+            let rawValue = equals.map { item[item.index(after: $0)...] } ?? ""
+            if let variable = variables.first(where: { $0.name == name }) {
+                if variable.explode {
+                    exploded[name, default: []].append(PercentEncoding.decode(rawValue))
+                } else if bindings.contains(where: { $0.variable.name == name }) {
+                    if !lenient { return nil }
+                } else {
+                    let value: URITemplate.Value =
+                        rawValue.contains(",")
+                        ? .list(rawValue.splitting(at: UInt8(ascii: ",")).map { PercentEncoding.decode($0) })
+                        : .string(PercentEncoding.decode(rawValue))
+                    bindings.append((variable, value))
+                }
+            } else if explodeVariable != nil, !name.isEmpty {
+                pairs.append(URITemplate.KeyValue(key: name, value: PercentEncoding.decode(rawValue)))
+            } else if !lenient {
+                return nil
+            }
+        }
+        if let explodeVariable {
+            if !pairs.isEmpty {
+                bindings.append((explodeVariable, .associative(pairs)))
+            } else if let items = exploded[explodeVariable.name] {
+                bindings.append((explodeVariable, .list(items)))
+            }
+        }
+        return check(bindings)
+    }
+
+    /// Rejects values longer than their variable's prefix modifier allows.
+    private static func check(_ bindings: [Binding]) -> [Binding]? {
+        for binding in bindings {
+            if let prefix = binding.variable.prefix, case .string(let text) = binding.value, text.count > prefix {
+                return nil
+            }
+        }
+        return bindings
+    }
+
+    /// Adds bindings to the variables; a variable bound twice (as in `{/var:1,var}`) must agree with itself.
+    static func merge(_ bindings: [Binding], into variables: inout [String: URITemplate.Value]) -> Bool {
+        for (variable, value) in bindings {
+            guard let existing = variables[variable.name] else {
+                variables[variable.name] = value
+                continue
+            }
+            if existing == value { continue }
+            guard case .string(let old) = existing, case .string(let new) = value else { return false }
+            if new.hasPrefix(old) {
+                variables[variable.name] = value
+            } else if !old.hasPrefix(new) {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request as StuntDouble sees it: method, URL, headers, and the whole body, read once.
+///
+/// Every matcher and every dynamic response of a request sees the same value, whether the request carried
+/// its body in `httpBody` or in a body stream. Header names compare case-insensitively:
+///
+/// ```swift
+/// .match({ request, _ in request.headers[.userAgent] == "customAgent" })
+/// ```
+public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
+    /// The method, upper-cased; `GET` when the request named none.
+    public var method: HTTPMethod { storage.method }
+    /// The URL.
+    public var url: URL { storage.url }
+    /// The header fields.
+    public var headers: HTTPHeaders { storage.headers }
+    /// The whole body, or `nil` when the request has none.
+    public var body: Data? { storage.body }
+    /// The request as a `URLRequest`, with the body in `httpBody` (never in a stream).
+    public var urlRequest: URLRequest { storage.urlRequest }
+    /// The variables the matching stub's URI template extracted from the URL (empty before matching, or when
+    /// the stub has no template).
+    public internal(set) var templateVariables: [String: URITemplate.Value] = [:]
+
+    /// The parts that never change, shared by every copy: a request is copied from matcher to matcher.
+    private final class Storage: Sendable {
+        let method: HTTPMethod
+        let url: URL
+        let headers: HTTPHeaders
+        let body: Data?
+        let urlRequest: URLRequest
+        let route: RequestRoute
+        let matchableURLString: String
+
+        init(
+            method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, urlRequest: URLRequest,
+            route: RequestRoute, matchableURLString: String
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.urlRequest = urlRequest
+            self.route = route
+            self.matchableURLString = matchableURLString
+        }
+    }
+
+    private let storage: Storage
+
+    var route: RequestRoute { storage.route }
+    /// The URL as a string without its fragment: what URL regular expressions search.
+    var matchableURLString: String { storage.matchableURLString }
+
+    /// Creates a request from a `URLRequest`, reading its body stream (if any) to the end.
+    /// - Parameter request: The request.
+    /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/invalidRequest`` when the request has
+    ///   no absolute URL, or ``HTTPStubberError/Code/unreadableRequestBody`` when its body stream fails.
+    public init(_ request: URLRequest) throws(HTTPStubberError) {
+        guard let url = request.url else {
+            throw HTTPStubberError(
+                code: .invalidRequest,
+                message: "The request has no URL, so no stub can match it. Give the URLRequest a URL."
+            )
+        }
+        var body = request.httpBody
+        if body == nil, let stream = request.httpBodyStream {
+            body = try Self.read(stream, url: url)
+        }
+        try self.init(
+            method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
+            url: url,
+            headers: HTTPHeaders(request.allHTTPHeaderFields ?? [:]),
+            body: body,
+            original: request
+        )
+    }
+
+    /// Creates a request from its parts.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - url: The URL; it must be absolute (with a scheme and a host).
+    ///   - headers: The header fields.
+    ///   - body: The body, or `nil`.
+    /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/invalidRequest`` when the URL is not
+    ///   absolute.
+    public init(method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil)
+        throws(HTTPStubberError)
+    {
+        try self.init(method: method, url: url, headers: headers, body: body, original: nil)
+    }
+
+    private init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, original: URLRequest?)
+        throws(HTTPStubberError)
+    {
+        guard let route = RequestRoute(url) else {
+            throw HTTPStubberError(
+                code: .invalidRequest,
+                message: "The request URL \"\(url.absoluteString)\" is not absolute: it needs a scheme and a host, "
+                    + "as in https://api.example.com/path."
+            )
+        }
+        let absolute = url.absoluteString
+        let matchable: String
+        if let hash = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            matchable = String(absolute[..<hash])
+        } else {
+            matchable = absolute
+        }
+        let urlRequest: URLRequest
+        if var request = original {
+            // Writing to a URLRequest copies its storage: only do it when the body came from a stream.
+            if request.httpBody == nil, let body {
+                request.httpBody = body
+            }
+            urlRequest = request
+        } else {
+            var request = URLRequest(url: url)
+            request.httpMethod = method.rawValue
+            for field in headers {
+                request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+            }
+            request.httpBody = body
+            urlRequest = request
+        }
+        storage = Storage(
+            method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route,
+            matchableURLString: matchable
+        )
+    }
+
+    /// The value of a URI template variable as one string (a list's items joined with commas).
+    /// - Parameter name: The variable's name.
+    public subscript(templateVariable name: String) -> String? {
+        templateVariables[name]?.description
+    }
+
+    /// The body decoded as UTF-8, or `nil` when there is no body or it is not UTF-8.
+    public var bodyText: String? {
+        body.flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// The method and URL, such as `POST https://api.example.com/login`.
+    public var description: String {
+        "\(method) \(url.absoluteString)"
+    }
+
+    private static func read(_ stream: InputStream, url: URL) throws(HTTPStubberError) -> Data {
+        stream.open()
+        defer { stream.close() }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count < 0 {
+                let reason = stream.streamError.map { "\($0)" } ?? "unknown error"
+                throw HTTPStubberError(
+                    code: .unreadableRequestBody,
+                    message: "The body stream of the request to \(url.absoluteString) failed after \(data.count) "
+                        + "bytes: \(reason). Give the request an httpBody, or a stream that can be read once."
+                )
+            }
+            if count == 0 {
+                return data
+            }
+            data.append(buffer, count: count)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The parts of a URL that matching and the stub index use, normalized once per request: scheme and host
+/// lower-cased, default ports dropped, an empty path written `/`, percent-encoding hex upper-cased, and the
+/// fragment (never sent to a server) dropped.
+struct RequestRoute: Sendable, Hashable {
+    let scheme: String
+    /// The host, lower-cased; an IPv6 address is written in brackets.
+    let host: String
+    /// The host and, when it is not the scheme's default, the port.
+    let authority: String
+    /// The percent-encoded path.
+    let path: String
+    /// The percent-encoded query, without `?`, or `nil`.
+    let query: String?
+    /// `scheme://authority/path?query`: the key of exact-URL stubs.
+    let exactKey: String
+    /// `host/path` with any trailing slash removed: the key of host-and-path stubs.
+    let hostPathKey: String
+
+    init?(_ url: URL) {
+        guard let scheme = url.scheme.map(Self.lowercasedASCII), let rawHost = url.host, !rawHost.isEmpty else {
+            return nil
+        }
+        self.init(
+            scheme: scheme, host: rawHost, port: url.port, path: url.path(percentEncoded: true),
+            query: url.query(percentEncoded: true))
+    }
+
+    init(scheme: String, host rawHost: String, port: Int?, path rawPath: String, query rawQuery: String?) {
+        let lowered = Self.lowercasedASCII(rawHost)
+        let host = lowered.utf8.contains(UInt8(ascii: ":")) && !lowered.hasPrefix("[") ? "[\(lowered)]" : lowered
+        self.scheme = scheme
+        self.host = host
+        if let port, port != Self.defaultPort(for: scheme) {
+            authority = "\(host):\(port)"
+        } else {
+            authority = host
+        }
+        let path = rawPath.isEmpty ? "/" : PercentEncoding.normalize(rawPath)
+        let query = rawQuery.flatMap { $0.isEmpty ? nil : PercentEncoding.normalize($0) }
+        self.path = path
+        self.query = query
+        var key = scheme
+        key.reserveCapacity(scheme.utf8.count + authority.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 4)
+        key += "://"
+        key += authority
+        key += path
+        if let query {
+            key += "?"
+            key += query
+        }
+        exactKey = key
+        hostPathKey = host + Self.trimmingTrailingSlash(path)
+    }
+
+    /// `scheme://authority/path`, what absolute URI templates match.
+    var withoutQuery: String { "\(scheme)://\(authority)\(path)" }
+
+    /// The path's segments, without the empty segment before the leading slash.
+    var pathSegments: [Substring] {
+        Array(Substring(path).splitting(at: UInt8(ascii: "/")).dropFirst())
+    }
+
+    static func defaultPort(for scheme: String) -> Int? {
+        switch scheme {
+        case "http", "ws": 80
+        case "https", "wss": 443
+        default: nil
+        }
+    }
+
+    static func trimmingTrailingSlash(_ path: String) -> String {
+        guard path.utf8.last == UInt8(ascii: "/") else { return path }
+        var trimmed = Substring(path)
+        while trimmed.utf8.last == UInt8(ascii: "/") {
+            trimmed = trimmed.dropLast()
+        }
+        return String(trimmed)
+    }
+
+    /// Lower-cases ASCII letters, without allocating when there are none to change.
+    static func lowercasedASCII(_ string: String) -> String {
+        guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            return string
+        }
+        return string.lowercased()
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What to deliver for a stubbed request, and when: the plan every delivery path plays the same way.
+///
+/// Times are measured from the moment the request was received. A response's head (status and headers) is
+/// due at ``responseDeadline``; its body arrives in ``chunks``, each due at its deadline; a failure is due at
+/// ``responseDeadline``.
+public struct HTTPResponsePlan: Sendable {
+    /// What the request receives.
+    public enum Action: Sendable {
+        /// A response.
+        case respond(Response)
+        /// An error, such as `URLError(.notConnectedToInternet)` or ``HTTPStubberError``.
+        case fail(any Error)
+    }
+
+    /// A response to deliver: the final status, headers (with `Content-Type` and `Content-Length`) and body.
+    public struct Response: Hashable, Sendable {
+        /// The status code.
+        public let statusCode: HTTPStatusCode
+        /// The header fields, as delivered.
+        public let headers: HTTPHeaders
+        /// The body (empty when there is none).
+        public let body: Data
+        /// Whether a URL cache may store the response.
+        public let cachePolicy: URLCache.StoragePolicy
+
+        /// The response as `HTTPURLResponse` for the given URL.
+        /// - Parameter url: The URL the response answers.
+        /// - Returns: The response, or `nil` when Foundation rejects it.
+        public func httpURLResponse(for url: URL) -> HTTPURLResponse? {
+            HTTPURLResponse(
+                url: url, statusCode: statusCode.rawValue, httpVersion: "HTTP/1.1", headerFields: headers.dictionary
+            )
+        }
+    }
+
+    /// A part of the body and the time by which it is due.
+    public struct Chunk: Hashable, Sendable {
+        /// The bytes of ``Response/body`` in this chunk.
+        public let range: Range<Int>
+        /// When the chunk is due, from the moment the request was received.
+        public let deadline: Duration
+
+        /// Creates a chunk.
+        /// - Parameters:
+        ///   - range: The bytes of the body in the chunk.
+        ///   - deadline: When the chunk is due.
+        public init(range: Range<Int>, deadline: Duration) {
+            self.range = range
+            self.deadline = deadline
+        }
+    }
+
+    /// The request, as the stub matched it (with ``HTTPIncomingRequest/templateVariables``).
+    public let request: HTTPIncomingRequest
+    /// The stub that matched.
+    public let stub: HTTPStubRequest
+    /// What the request receives.
+    public let action: Action
+    /// When the response head, or the failure, is due.
+    public let responseDeadline: Duration
+    /// The body's chunks in order, with their deadlines; empty for a failure or an empty body.
+    public let chunks: [Chunk]
+
+    /// When delivery is complete: the last chunk's deadline, or the response deadline.
+    public var completionDeadline: Duration {
+        chunks.last?.deadline ?? responseDeadline
+    }
+
+    /// The response, or `nil` for a failure.
+    public var response: Response? {
+        if case .respond(let response) = action { response } else { nil }
+    }
+
+    /// The error, or `nil` for a response.
+    public var error: (any Error)? {
+        if case .fail(let error) = action { error } else { nil }
+    }
+
+    /// The body of a response (empty for a failure).
+    public var body: Data {
+        response?.body ?? Data()
+    }
+}
+
+extension HTTPResponsePlan {
+    /// Chunks of a throttled body are about this long apart.
+    static let chunkInterval = 0.05
+    /// A throttled body is split into at most this many chunks.
+    static let maximumChunkCount = 2000
+
+    init(stub: HTTPStubRequest, request: HTTPIncomingRequest, response: HTTPStubResponse.Storage) {
+        self.stub = stub
+        self.request = request
+        if let problem = Self.validate(response, stub: stub) {
+            action = .fail(problem)
+            responseDeadline = .zero
+            chunks = []
+            return
+        }
+        let latency = response.responseDelay ?? 0
+        var start = latency
+        if case .delayedBy(let delay) = response.responseTime {
+            start += delay
+        }
+        responseDeadline = .seconds(start)
+        if let error = response.failError {
+            action = .fail(error)
+            chunks = []
+            return
+        }
+        let body = response.body ?? Data()
+        var headers = response.headers
+        if let contentType = response.contentType {
+            headers[.contentType] = contentType.rawValue
+        }
+        if !headers.contains(.contentLength), !headers.contains(.transferEncoding) {
+            headers[.contentLength] = String(body.count)
+        }
+        action = .respond(
+            Response(statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy)
+        )
+        guard !body.isEmpty else {
+            chunks = []
+            return
+        }
+        guard case .withSpeed(let speed) = response.responseTime else {
+            chunks = [Chunk(range: 0..<body.count, deadline: .seconds(start))]
+            return
+        }
+        let rate = speed.bytesPerSecond
+        let perChunk = max(
+            1, Int(rate * Self.chunkInterval), (body.count + Self.maximumChunkCount - 1) / Self.maximumChunkCount)
+        chunks = stride(from: 0, to: body.count, by: perChunk).map { lower in
+            let upper = min(lower + perChunk, body.count)
+            return Chunk(range: lower..<upper, deadline: .seconds(start + Double(upper) / rate))
+        }
+    }
+
+    private static func validate(_ response: HTTPStubResponse.Storage, stub: HTTPStubRequest) -> HTTPStubberError? {
+        func invalid(_ reason: String) -> HTTPStubberError {
+            HTTPStubberError(code: .invalidResponse, message: "The response of \(stub) is invalid: \(reason).")
+        }
+        if let delay = response.responseDelay, !(delay.isFinite && delay >= 0) {
+            return invalid("responseDelay is \(delay); use a finite number of seconds, 0 or more")
+        }
+        switch response.responseTime {
+        case .immediate:
+            break
+        case .delayedBy(let delay):
+            if !(delay.isFinite && delay >= 0) {
+                return invalid("responseTime is .delayedBy(\(delay)); use a finite number of seconds, 0 or more")
+            }
+        case .withSpeed(let speed):
+            if !(speed.bytesPerSecond.isFinite && speed.bytesPerSecond > 0) {
+                return invalid(
+                    "responseTime is .withSpeed(\(speed.bytesPerSecond) bytes/s); use a positive, finite speed"
+                )
+            }
+        }
+        if response.failError == nil, !(100...599).contains(response.statusCode.rawValue) {
+            return invalid("statusCode is \(response.statusCode.rawValue); use a code from 100 to 599")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a stub answers: a status, headers and a body, or an error; and when.
+///
+/// A response is an object: configure it in place, even after its stub was added.
+///
+/// ```swift
+/// let response = HTTPStubResponse()
+/// response.statusCode = .unauthorized
+/// response.contentType = .json
+/// response.body = Data(#"{"error": "expired token"}"#.utf8)
+/// response.responseDelay = 0.2
+/// ```
+///
+/// When it is delivered, a response gets a `Content-Type` header from ``contentType`` (which wins over a
+/// `Content-Type` in ``headers``) and a `Content-Length` header from its body unless ``headers`` already has
+/// one.
+public final class HTTPStubResponse: Sendable {
+    struct Storage: Sendable {
+        var statusCode: HTTPStatusCode = .ok
+        var contentType: HTTPContentType?
+        var failError: (any Error)?
+        var body: Data?
+        var headers = HTTPHeaders()
+        var cachePolicy: URLCache.StoragePolicy = .notAllowed
+        var responseDelay: TimeInterval?
+        var responseTime: HTTPStubResponseInterval = .immediate
+    }
+
+    private let storage: Locked<Storage>
+
+    /// Creates a `200 OK` response with no body.
+    public init() {
+        storage = Locked(Storage())
+    }
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - statusCode: The status code.
+    ///   - contentType: The `Content-Type`, or `nil`.
+    ///   - body: The body, or `nil`.
+    ///   - headers: Further header fields.
+    public convenience init(
+        statusCode: HTTPStatusCode, contentType: HTTPContentType? = nil, body: Data? = nil, headers: HTTPHeaders = [:]
+    ) {
+        self.init()
+        storage.withLock {
+            $0.statusCode = statusCode
+            $0.contentType = contentType
+            $0.body = body
+            $0.headers = headers
+        }
+    }
+
+    /// Creates a response that fails with an error.
+    /// - Parameter error: The error the request fails with, such as `URLError(.notConnectedToInternet)`.
+    public convenience init(error: any Error) {
+        self.init()
+        storage.withLock { $0.failError = error }
+    }
+
+    /// The HTTP status code; `200 OK` by default.
+    public var statusCode: HTTPStatusCode {
+        get { storage.withLock { $0.statusCode } }
+        set { storage.withLock { $0.statusCode = newValue } }
+    }
+
+    /// The `Content-Type` of the body, written into the response headers.
+    public var contentType: HTTPContentType? {
+        get { storage.withLock { $0.contentType } }
+        set { storage.withLock { $0.contentType = newValue } }
+    }
+
+    /// When set, the request fails with this error instead of receiving a response.
+    public var failError: (any Error)? {
+        get { storage.withLock { $0.failError } }
+        set { storage.withLock { $0.failError = newValue } }
+    }
+
+    /// The body, or `nil` for none.
+    public var body: Data? {
+        get { storage.withLock { $0.body } }
+        set { storage.withLock { $0.body = newValue } }
+    }
+
+    /// The header fields.
+    public var headers: HTTPHeaders {
+        get { storage.withLock { $0.headers } }
+        set { storage.withLock { $0.headers = newValue } }
+    }
+
+    /// Whether a URL cache may store the response; `.notAllowed` by default.
+    public var cachePolicy: URLCache.StoragePolicy {
+        get { storage.withLock { $0.cachePolicy } }
+        set { storage.withLock { $0.cachePolicy = newValue } }
+    }
+
+    /// Seconds to wait before responding at all (latency), or `nil` for none. It adds to ``responseTime``.
+    public var responseDelay: TimeInterval? {
+        get { storage.withLock { $0.responseDelay } }
+        set { storage.withLock { $0.responseDelay = newValue } }
+    }
+
+    /// How the response is delivered once the ``responseDelay`` has passed; `.immediate` by default.
+    public var responseTime: HTTPStubResponseInterval {
+        get { storage.withLock { $0.responseTime } }
+        set { storage.withLock { $0.responseTime = newValue } }
+    }
+
+    /// A consistent copy of every property, read under one lock.
+    func snapshot() -> Storage {
+        storage.current
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+
+/// How a stubbed response is delivered in time, after its ``HTTPStubResponse/responseDelay``.
+public enum HTTPStubResponseInterval: Hashable, Sendable {
+    /// The whole response at once, with no delay (the default).
+    case immediate
+    /// The whole response at once, after the given number of seconds.
+    case delayedBy(TimeInterval)
+    /// The headers at once, then the body spread over time at the given bandwidth.
+    case withSpeed(HTTPConnectionSpeed)
+}

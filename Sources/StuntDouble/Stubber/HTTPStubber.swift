@@ -1,0 +1,218 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Holds stubs and decides, for each request, which stub answers it and how.
+///
+/// Use the shared stubber, as existing tests do, or make your own: two stubbers never see each other's
+/// stubs.
+///
+/// ```swift
+/// let stubber = HTTPStubber()
+/// stubber.add(stub: HTTPStubRequest().match(URL: "https://api.example.com/me").stub(for: .get, json: me))
+/// let plan = try stubber.response(for: URLRequest(url: URL(string: "https://api.example.com/me")!))
+/// ```
+///
+/// Which stub wins when several match: the highest ``HTTPStubRequest/priority``, then the most recently
+/// added, so a test can override a suite's default stub by adding its own. A request no stub matches fails
+/// with a report of the closest stubs (``UnhandledMode/optout``, the default) or goes to the network
+/// (``UnhandledMode/optin``, or when an ignore rule matches it). Every method is safe to call from any
+/// thread.
+public final class HTTPStubber: Sendable {
+    /// What happens to requests that no stub matches.
+    public enum UnhandledMode: Hashable, Sendable {
+        /// Requests no stub matches go to the network, as if the stubber were not there.
+        case optin
+        /// Requests no stub or ignore rule matches fail with a report of the closest stubs (the default).
+        case optout
+    }
+
+    /// The stubber that the global interception of `URLSession` uses.
+    ///
+    /// It is shared by the whole process, so tests that run in parallel and use it see each other's stubs:
+    /// prefer a stubber per test. It is safe when tests that use it run one at a time.
+    public static let shared = HTTPStubber()
+
+    private struct State: Sendable {
+        var registry = StubRegistry()
+        var ignoreRules: [HTTPStubIgnoreRule] = []
+        var unhandledMode = UnhandledMode.optout
+        var isEnabled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a stubber with no stubs, in opt-out mode.
+    public init() {}
+
+    // MARK: - Stubs
+
+    /// Adds a stub, as the most recent (so it wins over stubs of equal priority). Adding a stub that is
+    /// already there moves it to the front. Later changes to the stub apply at once.
+    /// - Parameter stub: The stub.
+    public func add(stub: HTTPStubRequest) {
+        state.withLock { state in
+            let (definition, version) = stub.attach(to: self)
+            state.registry.register(stub, definition: definition, version: version)
+        }
+    }
+
+    /// Removes a stub: that object, never another stub that looks the same.
+    /// - Parameter stub: The stub.
+    public func remove(stub: HTTPStubRequest) {
+        state.withLock { state in
+            if state.registry.remove(stub.id) != nil {
+                stub.detach(from: self)
+            }
+        }
+    }
+
+    /// Removes every stub.
+    public func removeAllStubs() {
+        state.withLock { state in
+            for entry in state.registry.byID.values {
+                entry.stub.detach(from: self)
+            }
+            state.registry = StubRegistry()
+        }
+    }
+
+    /// Removes every stub of the shared stubber.
+    public static func removeAllStubs() {
+        shared.removeAllStubs()
+    }
+
+    /// The stubs, highest precedence first (the order in which they are tried).
+    public var stubs: [HTTPStubRequest] {
+        state.withLock { $0.registry.inPrecedenceOrder.map(\.stub) }
+    }
+
+    /// Re-indexes a stub that changed after it was added.
+    func stubDidChange(_ stub: HTTPStubRequest) {
+        state.withLock { state in
+            guard let registered = state.registry.byID[stub.id] else { return }
+            let (definition, version) = stub.snapshot()
+            guard version > registered.version else { return }
+            state.registry.register(stub, definition: definition, version: version, keepingPlace: true)
+        }
+    }
+
+    // MARK: - Ignore rules and modes
+
+    /// Adds a rule that lets requests no stub matches through to the network.
+    /// - Parameter ignoreRule: The rule.
+    public func add(ignoreRule: HTTPStubIgnoreRule) {
+        state.withLock { $0.ignoreRules.append(ignoreRule) }
+    }
+
+    /// Adds a rule that lets requests to a URL through to the network.
+    /// - Parameters:
+    ///   - url: The URL, as for ``HTTPStubURLMatcher``.
+    ///   - options: The parts of the URL to ignore, such as `[.ignorePath, .ignoreQueryParameters]`.
+    public func add(ignoreURL url: String, options: HTTPStubURLMatcher.Options = []) {
+        add(ignoreRule: HTTPStubIgnoreRule().match(URL: url, options: options))
+    }
+
+    /// Removes an ignore rule (that object).
+    /// - Parameter ignoreRule: The rule.
+    public func remove(ignoreRule: HTTPStubIgnoreRule) {
+        state.withLock { $0.ignoreRules.removeAll { $0 === ignoreRule } }
+    }
+
+    /// Removes every ignore rule.
+    public func removeAllIgnoreRules() {
+        state.withLock { $0.ignoreRules.removeAll() }
+    }
+
+    /// The ignore rules, in the order they were added.
+    public var ignoreRules: [HTTPStubIgnoreRule] {
+        state.withLock { $0.ignoreRules }
+    }
+
+    /// What happens to requests no stub matches; ``UnhandledMode/optout`` by default.
+    public var unhandledMode: UnhandledMode {
+        get { state.withLock { $0.unhandledMode } }
+        set { state.withLock { $0.unhandledMode = newValue } }
+    }
+
+    /// Whether the stubber intercepts the requests of sessions it did not create (see ``enable()``).
+    public var isEnabled: Bool {
+        state.withLock { $0.isEnabled }
+    }
+
+    /// Starts intercepting `URLSession` requests with this stubber.
+    public func enable() {
+        state.withLock { $0.isEnabled = true }
+    }
+
+    /// Stops intercepting `URLSession` requests; the stubs stay.
+    public func disable() {
+        state.withLock { $0.isEnabled = false }
+    }
+
+    // MARK: - Deciding
+
+    /// Decides what happens to a request: which stub answers it and how, or why none does.
+    /// - Parameter request: The request.
+    /// - Returns: The decision.
+    public func decision(for request: HTTPIncomingRequest) -> HTTPStubDecision {
+        let (registry, ignoreRules, mode) = state.withLock { ($0.registry, $0.ignoreRules, $0.unhandledMode) }
+        if let (entry, variables) = registry.firstMatch(request) {
+            var matched = request
+            matched.templateVariables = variables
+            let source = entry.definition.source(for: request.method) ?? .echo
+            let response = source.response(for: matched, stub: entry.stub)
+            return .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
+        }
+        if let rule = ignoreRules.first(where: { $0.matches(request) }) {
+            return .passThrough(.ignored(rule))
+        }
+        if mode == .optin, registry.problemCount == 0 {
+            return .passThrough(.optIn)
+        }
+        return .unmatched(HTTPUnmatchedRequestReport(request: request, registry: registry))
+    }
+
+    /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.
+    /// - Parameter request: The request.
+    /// - Returns: The decision.
+    /// - Throws: ``HTTPStubberError`` when the request cannot be read (no URL, a failing body stream).
+    public func decision(for request: URLRequest) throws(HTTPStubberError) -> HTTPStubDecision {
+        decision(for: try HTTPIncomingRequest(request))
+    }
+
+    /// The plan of the stub that answers a request.
+    /// - Parameter request: The request.
+    /// - Returns: The plan: the response (or error) and when to deliver it.
+    /// - Throws: ``HTTPStubberError``: ``HTTPStubberError/Code/unmatchedRequest`` with the report when no stub
+    ///   matches, ``HTTPStubberError/Code/notStubbed`` when the request would go to the network.
+    public func response(for request: HTTPIncomingRequest) throws(HTTPStubberError) -> HTTPResponsePlan {
+        switch decision(for: request) {
+        case .stub(let plan):
+            return plan
+        case .unmatched(let report):
+            throw HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
+        case .passThrough(let reason):
+            let why =
+                switch reason {
+                case .ignored(let rule): "\(rule) lets it through"
+                case .optIn: "the stubber is in opt-in mode and no stub matches it"
+                }
+            throw HTTPStubberError(
+                code: .notStubbed,
+                message: "\(request) is not stubbed: \(why). It would go to the network. Add a stub for it."
+            )
+        }
+    }
+
+    /// The plan of the stub that answers a `URLRequest`.
+    /// - Parameter request: The request.
+    /// - Returns: The plan.
+    /// - Throws: ``HTTPStubberError``, as ``response(for:)-(HTTPIncomingRequest)`` does, or when the request
+    ///   cannot be read.
+    public func response(for request: URLRequest) throws(HTTPStubberError) -> HTTPResponsePlan {
+        try response(for: try HTTPIncomingRequest(request))
+    }
+}

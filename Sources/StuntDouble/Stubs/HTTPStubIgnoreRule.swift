@@ -1,0 +1,47 @@
+/// A rule that lets matching requests through to the network, unstubbed.
+///
+/// Rules accept every matcher stubs do. A request that a stub matches is stubbed even when a rule matches
+/// it too: rules only decide what happens to requests no stub answers.
+///
+/// ```swift
+/// HTTPStubber.shared.add(ignoreURL: "http://www.apple.com", options: [.ignorePath, .ignoreQueryParameters])
+/// HTTPStubber.shared.add(ignoreRule: try HTTPStubIgnoreRule().match(urlRegex: "^https://telemetry\\."))
+/// ```
+public final class HTTPStubIgnoreRule: HTTPMatcherSource, Sendable, CustomStringConvertible {
+    private let state = Locked<StubDefinition>(StubDefinition())
+
+    /// Creates a rule with no matchers (it matches every request until you add some).
+    public init() {}
+
+    /// The matchers, all of which must match.
+    public var matchers: [any HTTPStubMatcherProtocol] {
+        state.withLock { $0.matchers }
+    }
+
+    /// Adds a matcher.
+    /// - Parameter matcher: The matcher.
+    /// - Returns: The rule, to chain calls.
+    @discardableResult
+    public func match(_ matcher: any HTTPStubMatcherProtocol) -> Self {
+        state.withLock { $0.append(matcher) }
+        return self
+    }
+
+    /// Why the rule can never match (matchers built from bad input); empty for a usable rule.
+    public var problems: [HTTPStubberError] {
+        state.withLock { $0.problems }
+    }
+
+    /// The rule's matchers.
+    public var description: String {
+        let matchers = self.matchers
+        guard !matchers.isEmpty else { return "ignore rule (every request)" }
+        return "ignore rule: " + matchers.map { "\($0)" }.joined(separator: " and ")
+    }
+
+    func matches(_ request: HTTPIncomingRequest) -> Bool {
+        let engine = state.withLock { $0.engine }
+        var variables: [String: URITemplate.Value] = [:]
+        return engine.allSatisfy { $0.evaluate(request, source: self, variables: &variables) }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import StuntDouble
+import Testing
+
+@Suite struct PrecedenceTests {
+    let url = "https://api.example.com/feed"
+
+    func stub(_ body: String, priority: Int = 0) -> HTTPStubRequest {
+        HTTPStubRequest(name: body, priority: priority).match(URL: url).stub(for: .get, body: body)
+    }
+
+    @Test func theMostRecentlyAddedStubWins() {
+        let stubber = HTTPStubber()
+        stubber.add(stub: stub("suite default"))
+        #expect(stubber.bodyText("GET", url) == "suite default")
+        stubber.add(stub: stub("test override"))
+        #expect(stubber.bodyText("GET", url) == "test override")
+    }
+
+    @Test func priorityWinsOverRecency() {
+        let stubber = HTTPStubber()
+        stubber.add(stub: stub("important", priority: 10))
+        stubber.add(stub: stub("newer"))
+        #expect(stubber.bodyText("GET", url) == "important")
+        #expect(stubber.stubs.map(\.name) == ["important", "newer"])
+    }
+
+    @Test func precedenceHoldsAcrossKindsOfMatchers() throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "https://api.example.com/{resource}").stub(for: .get, body: "template"))
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "feed$").stub(for: .get, body: "regex"))
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://api.example.com/", options: .ignorePath).stub(
+                for: .get, body: "host"))
+        #expect(stubber.bodyText("GET", url) == "host")
+        stubber.add(stub: HTTPStubRequest().match(URL: url).stub(for: .get, body: "exact"))
+        #expect(stubber.bodyText("GET", url) == "exact")
+        stubber.add(stub: HTTPStubRequest().match({ _, _ in true }).stub(for: .get, body: "closure"))
+        #expect(stubber.bodyText("GET", url) == "closure")
+        stubber.add(
+            stub: HTTPStubRequest(priority: 1).match(URI: "/{path}").stub(for: .get, body: "prioritized template"))
+        #expect(stubber.bodyText("GET", url) == "prioritized template")
+    }
+
+    @Test func addingAStubAgainMovesItToTheFront() {
+        let stubber = HTTPStubber()
+        let first = stub("first")
+        stubber.add(stub: first)
+        stubber.add(stub: stub("second"))
+        stubber.add(stub: first)
+        #expect(stubber.bodyText("GET", url) == "first")
+        #expect(stubber.stubs.count == 2)
+    }
+
+    @Test func removingAStubRemovesThatStubOnly() {
+        let stubber = HTTPStubber()
+        let original = stub("same")
+        let lookalike = stub("same")
+        stubber.add(stub: original)
+        stubber.add(stub: lookalike)
+        stubber.remove(stub: original)
+        #expect(stubber.stubs.count == 1)
+        #expect(stubber.stubs.first === lookalike)
+        #expect(stubber.bodyText("GET", url) == "same")
+        stubber.remove(stub: original)
+        #expect(stubber.stubs.count == 1, "removing a stub twice changes nothing")
+        stubber.remove(stub: lookalike)
+        #expect(stubber.plan("GET", url) == nil)
+    }
+
+    @Test func aStubMatchesOnlyMethodsItAnswers() throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: url).stub(for: .get, body: "get").stub(for: .delete, code: .noContent))
+        stubber.add(stub: HTTPStubRequest().match(URL: url).stub(for: .post, code: .created))
+        #expect(stubber.bodyText("GET", url) == "get", "the newer stub has no GET response, so the older one answers")
+        #expect(stubber.plan("POST", url)?.response?.statusCode == .created)
+        #expect(stubber.plan("DELETE", url)?.response?.statusCode == .noContent)
+        #expect(stubber.plan("PUT", url) == nil)
+        #expect(stubber.plan("delete", url)?.response?.statusCode == .noContent, "method names ignore case")
+    }
+
+    @Test func anIgnoreRuleNeverHidesAStub() throws {
+        let stubber = HTTPStubber()
+        stubber.add(ignoreURL: "https://api.example.com", options: [.ignorePath, .ignoreQueryParameters])
+        stubber.add(stub: stub("stubbed"))
+        #expect(stubber.bodyText("GET", url) == "stubbed")
+        guard
+            case .passThrough(.ignored) = try stubber.decision(for: makeRequest("GET", "https://api.example.com/other"))
+        else {
+            Issue.record("the ignore rule should let unstubbed requests through")
+            return
+        }
+        let rule = try #require(stubber.ignoreRules.first)
+        stubber.remove(ignoreRule: rule)
+        #expect(try stubber.decision(for: makeRequest("GET", "https://api.example.com/other")).report != nil)
+    }
+
+    @Test func aStubWithoutMatchersMatchesEveryURL() {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "anything"))
+        #expect(stubber.bodyText("GET", "https://a.test/x") == "anything")
+        #expect(stubber.bodyText("GET", "http://b.test:81/y?z") == "anything")
+    }
+}
+
+@Suite struct LiveStubTests {
+    let url = "https://api.example.com/profile"
+
+    @Test func changesAfterAddingTakeEffect() throws {
+        let stubber = HTTPStubber()
+        let stub = HTTPStubRequest().match(URL: url)
+        stubber.add(stub: stub)
+        #expect(stubber.plan("GET", url) == nil, "no response yet")
+
+        stub.stub(for: .get, body: "v1")
+        #expect(stubber.bodyText("GET", url) == "v1")
+
+        stub.match(header: "X-Version", value: "2")
+        #expect(stubber.plan("GET", url) == nil, "the new matcher applies")
+        #expect(stubber.bodyText("GET", url, headers: ["x-version": "2"]) == "v1")
+
+        stub.removeResponse(for: .get)
+        #expect(stubber.plan("GET", url, headers: ["x-version": "2"]) == nil)
+    }
+
+    @Test func changingTheKeyMatcherReindexesTheStub() {
+        let stubber = HTTPStubber()
+        let stub = HTTPStubRequest().match(URI: "/v1/{thing}").stub(for: .get, body: "found")
+        stubber.add(stub: stub)
+        #expect(stubber.bodyText("GET", "https://a.test/v1/x") == "found")
+        stub.match(URL: "https://a.test/v1/x")  // more selective: the stub moves to the exact-URL index
+        #expect(stubber.bodyText("GET", "https://a.test/v1/x") == "found")
+        #expect(stubber.plan("GET", "https://a.test/v1/y") == nil)
+    }
+
+    @Test func changingPriorityReordersStubs() {
+        let stubber = HTTPStubber()
+        let older = HTTPStubRequest(name: "older").match(URL: url).stub(for: .get, body: "older")
+        stubber.add(stub: older)
+        stubber.add(stub: HTTPStubRequest(name: "newer").match(URL: url).stub(for: .get, body: "newer"))
+        #expect(stubber.bodyText("GET", url) == "newer")
+        older.priority = 5
+        #expect(stubber.bodyText("GET", url) == "older")
+        older.priority(-1)
+        #expect(stubber.bodyText("GET", url) == "newer")
+    }
+
+    @Test func responsesAreReadWhenARequestArrives() {
+        let stubber = HTTPStubber()
+        let response = HTTPStubResponse(statusCode: .ok, body: Data("first".utf8))
+        stubber.add(stub: HTTPStubRequest().match(URL: url).stub(for: .get, response: response))
+        #expect(stubber.bodyText("GET", url) == "first")
+        response.body = Data("second".utf8)
+        response.statusCode = .accepted
+        #expect(stubber.bodyText("GET", url) == "second")
+        #expect(stubber.plan("GET", url)?.response?.statusCode == .accepted)
+    }
+
+    @Test func stubbersSharingAStubStayIndependent() {
+        let first = HTTPStubber()
+        let second = HTTPStubber()
+        let stub = HTTPStubRequest().match(URL: url).stub(for: .get, body: "shared")
+        first.add(stub: stub)
+        second.add(stub: stub)
+        first.remove(stub: stub)
+        #expect(first.plan("GET", url) == nil)
+        #expect(second.bodyText("GET", url) == "shared")
+        stub.stub(for: .get, body: "changed")
+        #expect(second.bodyText("GET", url) == "changed")
+        #expect(first.plan("GET", url) == nil, "a removed stub's changes do not bring it back")
+    }
+
+    @Test func twoStubbersNeverSeeEachOthersStubs() {
+        let first = HTTPStubber()
+        let second = HTTPStubber()
+        first.add(stub: HTTPStubRequest().match(URL: url).stub(for: .get, body: "first"))
+        #expect(first.bodyText("GET", url) == "first")
+        #expect(second.plan("GET", url) == nil)
+        second.add(stub: HTTPStubRequest().match(URL: url).stub(for: .get, body: "second"))
+        #expect(first.bodyText("GET", url) == "first")
+        #expect(second.bodyText("GET", url) == "second")
+        first.removeAllStubs()
+        #expect(second.bodyText("GET", url) == "second")
+    }
+}
