@@ -33,8 +33,13 @@ import Testing
             try await group.waitForAll()
         }
         #expect(stubber.stubs.count == 1 + 8 * 100)
+        // The last change to the shared stub won: no update was lost or applied out of order.
+        #expect(stubber.bodyText("POST", "https://any.test/shared/1") == "round 199")
+        #expect(background.priority == 199 % 3)
+        #expect(stubber.stubs.first === background, "priority 1 puts it ahead of the workers' stubs")
     }
 
+    /// Most useful under ThreadSanitizer: reads and writes of a response must not race.
     @Test func aResponseCanChangeWhileRequestsReadIt() async {
         let stubber = HTTPStubber()
         let response = HTTPStubResponse(statusCode: .ok, body: Data("0".utf8))

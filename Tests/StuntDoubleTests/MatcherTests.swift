@@ -57,12 +57,19 @@ import FoundationNetworking
         #expect(stubber.plan("GET", "https://a.test/login") == nil)
     }
 
+    @Test func hostsAreComparedInOneCanonicalForm() {
+        #expect(stubber("http://a/b/c").plan("GET", "http://a%2Fb/c") == nil, "an encoded slash is not a path")
+        #expect(stubber("http://example.com/").bodyText("GET", "HTTP://Ex%41mple.com/") == "hit")
+        #expect(stubber("https://bücher.de/x").bodyText("GET", "https://xn--bcher-kva.de/x") == "hit")
+    }
+
     @Test func reportsAnUnusableURL() throws {
         let stub = HTTPStubRequest().match(URL: "not a url").stub(for: .get, code: .ok)
         #expect(stub.problems.map(\.code) == [.invalidURL])
         #expect(stub.problems.first?.message.contains("\"not a url\"") == true)
         #expect(throws: HTTPStubberError.self) { try stub.validate() }
         #expect(HTTPStubRequest().match(URL: "https://ok.test/").problems.isEmpty)
+        #expect(HTTPStubRequest().match(URL: "//api.example.com/login").problems.map(\.code) == [.invalidURL])
     }
 }
 
@@ -270,6 +277,8 @@ import FoundationNetworking
         #expect(
             self.stubber("/items{?ids*}{&sort}").bodyText("GET", "https://a.test/items?sort=asc&ids=1&ids=2")
                 == "ids=1,2&sort=asc")
+        let list = self.stubber("/items{?ids*}")
+        #expect(list.bodyText("GET", "https://a.test/items?ids=1&ids=2&page=3") == "ids=1,2")
     }
 
     @Test func aLiteralQueryMatchesAsWritten() {
@@ -281,6 +290,17 @@ import FoundationNetworking
         #expect(continued.bodyText("GET", "https://a.test/search?fixed=yes&x=1") == "x=1")
         #expect(continued.bodyText("GET", "https://a.test/search?fixed=yes") == "")
         #expect(continued.plan("GET", "https://a.test/search?fixed=no&x=1") == nil)
+    }
+
+    @Test func hostOnlyAndQueryOnlyTemplates() {
+        let host = stubber("https://API.example.com:443{?key}")
+        #expect(host.bodyText("GET", "https://api.example.com?key=1") == "key=1")
+        #expect(host.bodyText("GET", "https://api.example.com/?key=2") == "key=2")
+        #expect(host.plan("GET", "https://api.example.com/other?key=2") == nil)
+        #expect(stubber("https://api.example.com").bodyText("GET", "https://api.example.com") == "")
+        #expect(stubber("{?q}").bodyText("GET", "https://anything.test/at/all?q=1&x=2") == "q=1")
+        #expect(stubber("https://bücher.de/{x}").bodyText("GET", "https://bücher.de/1") == "x=1")
+        #expect(stubber("https://bücher.de/{x}").bodyText("GET", "https://xn--bcher-kva.de/2") == "x=2")
     }
 
     @Test func expressionsCanCoverTheHostOrTheWholeURL() {

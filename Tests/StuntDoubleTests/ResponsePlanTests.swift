@@ -110,6 +110,11 @@ import FoundationNetworking
         case nanDelay = "responseDelay is nan"
         case infiniteDelay = "responseTime is .delayedBy(inf)"
         case zeroSpeed = "responseTime is .withSpeed(0.0 bytes/s)"
+        case hugeDelay = "responseDelay is 1e+300"
+        case hugeInterval = "responseTime is .delayedBy(1.7976931348623157e+308)"
+        case hugeSpeed = "responseTime is .withSpeed(1.7976931348623157e+308 bytes/s)"
+        case endlessThrottle = "delivery would take 3e+300 seconds"
+        case longSum = "delivery would take 63072000.0 seconds"
 
         func apply(to response: HTTPStubResponse) {
             switch self {
@@ -119,6 +124,16 @@ import FoundationNetworking
             case .nanDelay: response.responseDelay = .nan
             case .infiniteDelay: response.responseTime = .delayedBy(.infinity)
             case .zeroSpeed: response.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 0))
+            case .hugeDelay: response.responseDelay = 1e300
+            case .hugeInterval: response.responseTime = .delayedBy(.greatestFiniteMagnitude)
+            case .hugeSpeed:
+                response.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: .greatestFiniteMagnitude))
+            case .endlessThrottle:
+                response.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 1e-300))
+                response.body = Data("abc".utf8)
+            case .longSum:
+                response.responseDelay = 365 * 24 * 3600
+                response.responseTime = .delayedBy(365 * 24 * 3600)
             }
         }
     }
@@ -141,6 +156,8 @@ import FoundationNetworking
             #expect(speed.bytesPerSecond == bytesPerSecond, "\(speed)")
         }
         #expect(HTTPConnectionSpeed.speed3G.description == "3200 kbps (400000 bytes/s)")
+        #expect(HTTPConnectionSpeed(bytesPerSecond: .nan).description == "nan kbps (nan bytes/s)")
+        #expect(HTTPConnectionSpeed(bytesPerSecond: 1e300).description.contains("1e+300 bytes/s"))
     }
 
     @Test func jsonConveniencesSetTheContentType() throws {

@@ -67,6 +67,19 @@ import Testing
             ])
     }
 
+    @Test func aRepeatedVariableMustAgreeWithItself() throws {
+        #expect(try URITemplate("/compare/{id}/{id}").match("/compare/abc/abc") == ["id": "abc"])
+        #expect(try URITemplate("/compare/{id}/{id}").match("/compare/abc/a") == nil)
+        #expect(try URITemplate("/{v:3}/{v}").match("/abc/abcdef") == ["v": "abcdef"])
+        #expect(try URITemplate("/{v:3}/{v}").match("/ab/abcdef") == nil)
+        #expect(try URITemplate("/{v}/{v:3}").match("/abcdef/abc") == ["v": "abcdef"])
+    }
+
+    @Test func anExplodedListIsNotReplacedByOtherParameters() throws {
+        #expect(try URITemplate("{?ids*}").match("?ids=1&ids=2") == ["ids": ["1", "2"]])
+        #expect(try URITemplate("{?ids*}").match("?ids=1&ids=2&page=3") == nil, "strict matching rejects page")
+    }
+
     @Test func rejectsStringsTheTemplateCannotProduce() throws {
         #expect(
             try URITemplate("/users/{id}").match("/users/") == nil, "a plain variable matches at least one character")
@@ -94,6 +107,7 @@ import Testing
         ("/users/{{id}}", "opens an expression inside another"),
         ("/my files/{id}", "a space at offset 3"),
         ("/users/%zz", "'%' at offset 7"),
+        ("/users/%\u{FF21}\u{FF22}", "'%' at offset 7"),
     ])
     func reportsSyntaxErrors(template: String, reason: String) {
         #expect {

@@ -90,8 +90,17 @@ import FoundationNetworking
         let decision = try stubber.decision(for: makeRequest("GET", "https://api.example.com/1"))
         let report = try #require(decision.report, "an invalid stub must not let requests pass through unnoticed")
         #expect(report.problems.map(\.code) == [.invalidURITemplate])
-        #expect(report.description.contains("Stubs that can never match"))
+        #expect(report.description.contains("Stubs or ignore rules that can never match"))
         #expect(report.description.contains("Invalid URI template \"https://api.example.com/{id\""))
+    }
+
+    @Test func listsIgnoreRulesThatCanNeverMatch() throws {
+        let stubber = HTTPStubber()
+        stubber.add(ignoreURL: "www.apple.com", options: [.ignorePath])
+        let report = try #require(try stubber.decision(for: makeRequest("GET", "https://www.apple.com/")).report)
+        #expect(report.problems.map(\.code) == [.invalidURL])
+        #expect(report.description.contains("\"www.apple.com\" is not usable"))
+        #expect(stubber.ignoreRules.first?.problems.count == 1)
     }
 
     @Test func responseForThrowsTheReport() throws {

@@ -48,7 +48,8 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
     public let candidates: [Candidate]
     /// How many stubs the stubber holds.
     public let stubCount: Int
-    /// Problems of stubs that can never match (an invalid template, a URL that is not a URL ...).
+    /// Problems of stubs and ignore rules that can never match (an invalid template, a URL that is not a
+    /// URL ...).
     public let problems: [HTTPStubberError]
 
     /// The report, for a person to read: the request, the closest stubs and what differed, what to do.
@@ -68,7 +69,8 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             }
         }
         if !problems.isEmpty {
-            text += "\n\nStubs that can never match, so requests fail rather than pass through unnoticed:"
+            text += "\n\nStubs or ignore rules that can never match (fix them; until then requests fail rather than "
+            text += "pass through unnoticed):"
             for problem in problems {
                 text += "\n  - \(problem.message)"
             }
@@ -80,11 +82,11 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     /// Builds a report, ranking every stub by closeness (a quick pass over all stubs, then a full one over
     /// the closest twenty).
-    init(request: HTTPIncomingRequest, registry: StubRegistry) {
+    init(request: HTTPIncomingRequest, registry: StubRegistry, ignoreRules: [HTTPStubIgnoreRule]) {
         self.request = request
         let entries = registry.inPrecedenceOrder
         stubCount = entries.count
-        problems = entries.flatMap { $0.definition.problems }
+        problems = entries.flatMap { $0.definition.problems } + ignoreRules.flatMap(\.problems)
         var shortlist = entries
         if entries.count > 20 {
             let target = request.route.exactKey

@@ -18,7 +18,8 @@ import FoundationNetworking
 /// What a template is matched against depends on how it starts:
 /// - `scheme://host/...`: the whole URL (scheme and host ignoring case);
 /// - `/...`: the path, on any host;
-/// - `{...`: the whole URL, or else the path.
+/// - `{...`: the whole URL, or else the path;
+/// - only query expressions (`{?page}`): any URL, reading the query.
 ///
 /// The query: a template with no query part ignores the request's query. A template ending in query
 /// expressions (`/search{?q,page}` or `/items{?ids*}{&sort}`) reads its variables from the query by name, in
@@ -31,7 +32,14 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
     public let problem: HTTPStubberError?
 
     private enum Target: Sendable {
-        case absolute, path, either
+        /// The whole URL.
+        case absolute
+        /// The path, on any host.
+        case path
+        /// The whole URL, or else the path.
+        case either
+        /// Any URL: the template has only query expressions.
+        case any
     }
 
     private struct Plan: Sendable {
@@ -73,26 +81,6 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
 
     private static func plan(for parsed: URITemplate) throws(HTTPStubberError) -> Plan {
         var parts = parsed.parts
-        let target: Target
-        switch parts.first {
-        case .literal(let literal) where literal.hasPrefix("/"):
-            target = .path
-        case .literal(let literal):
-            guard let schemeEnd = literal.range(of: "://"),
-                literal[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
-                !literal[..<schemeEnd.lowerBound].isEmpty
-            else {
-                throw HTTPStubberError(
-                    code: .invalidURITemplate,
-                    message: "The URI template \"\(parsed.template)\" must start with a scheme (https://host/...), "
-                        + "with '/' (a path on any host) or with an expression."
-                )
-            }
-            parts[0] = .literal(normalizedAuthority(literal, isWholeTemplate: parts.count == 1))
-            target = .absolute
-        default:
-            target = .either
-        }
         // Split off trailing query expressions, matched by name in any order, unless a literal query comes
         // before them (then the whole query is matched as written).
         func isQueryExpression(_ part: URITemplate.Part) -> Bool {
@@ -113,6 +101,28 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
             }
             parts.removeSubrange(firstQuery...)
         }
+        let target: Target
+        switch parts.first {
+        case nil:
+            target = .any
+        case .literal(let literal) where literal.hasPrefix("/"):
+            target = .path
+        case .literal(let literal):
+            guard let schemeEnd = literal.range(of: "://"),
+                literal[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+                !literal[..<schemeEnd.lowerBound].isEmpty
+            else {
+                throw HTTPStubberError(
+                    code: .invalidURITemplate,
+                    message: "The URI template \"\(parsed.template)\" must start with a scheme (https://host/...), "
+                        + "with '/' (a path on any host) or with an expression."
+                )
+            }
+            parts[0] = .literal(normalizedAuthority(literal, next: parts.dropFirst().first))
+            target = .absolute
+        default:
+            target = .either
+        }
         let hasQueryPart = parts.contains { part in
             switch part {
             case .literal(let literal): literal.contains("?")
@@ -121,25 +131,36 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
         }
         return Plan(
             target: target, parts: parts, compiled: CompiledParts(parts), lenientQuery: lenientQuery,
-            matchesQueryAsWritten: hasQueryPart,
-            routing: routing(parts, target)
+            matchesQueryAsWritten: hasQueryPart, routing: routing(parts, target)
         )
     }
 
-    /// Lower-cases the scheme and authority of the leading literal and drops a default port, as requests
-    /// are normalized; a template that is only `scheme://host` gets the path `/`.
-    private static func normalizedAuthority(_ literal: String, isWholeTemplate: Bool) -> String {
+    /// Normalizes the scheme and authority of the leading literal as requests are normalized (lower case,
+    /// no default port, a Unicode host in its ASCII form); a template whose authority is followed by nothing
+    /// but a query or fragment gets the path `/`, as every request has one.
+    private static func normalizedAuthority(_ literal: String, next: URITemplate.Part?) -> String {
         guard let schemeEnd = literal.range(of: "://") else { return literal }
         let scheme = literal[..<schemeEnd.lowerBound].lowercased()
         let rest = literal[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd].lowercased()
-        if let port = RequestRoute.defaultPort(for: scheme), authority.hasSuffix(":\(port)") {
-            authority.removeLast(":\(port)".count)
+        let rawAuthority = rest[..<authorityEnd]
+        var authority = rawAuthority.lowercased()
+        // Decode the escapes the parser added to a Unicode host, unless that would expose a delimiter.
+        let decoded = PercentEncoding.decode(rawAuthority)
+        let host = decoded.contains(where: { "/?#".contains($0) }) ? String(rawAuthority) : decoded
+        if let url = URL(string: "\(scheme)://\(host)/"), let route = RequestRoute(url) {
+            authority = route.authority
         }
         var path = String(rest[authorityEnd...])
-        if path.isEmpty, isWholeTemplate {
-            path = "/"
+        if path.isEmpty {
+            switch next {
+            case nil:
+                path = "/"
+            case .expression(let expression) where expression.op.isQuery || expression.op == .fragment:
+                path = "/"
+            default:
+                break
+            }
         }
         return scheme + "://" + authority + path
     }
@@ -195,6 +216,8 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
             return matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery)
         case .path:
             return matcher.match(Array((route.path + query).utf8), query: lenientQuery)
+        case .any:
+            return matcher.match([], query: lenientQuery)
         case .either:
             if let found = matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery) {
                 return found

@@ -55,7 +55,7 @@ public struct HTTPStubURLMatcher: HTTPStubMatcherProtocol, CustomStringConvertib
     public init(URL url: String, options: Options = []) {
         self.url = url
         self.options = options
-        if url.hasPrefix("/"), let parsed = URLComponents(string: url) {
+        if url.hasPrefix("/"), !url.hasPrefix("//"), let parsed = URLComponents(string: url) {
             pathOnly = (
                 PercentEncoding.normalize(parsed.percentEncodedPath),
                 parsed.percentEncodedQuery.map(PercentEncoding.normalize)

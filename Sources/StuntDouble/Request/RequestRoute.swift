@@ -19,7 +19,7 @@ struct RequestRoute: Sendable, Hashable {
     let hostPathKey: String
 
     init?(_ url: URL) {
-        guard let scheme = url.scheme.map(Self.lowercasedASCII), let rawHost = url.host, !rawHost.isEmpty else {
+        guard let scheme = url.scheme.map(Self.lowercasedASCII), let rawHost = Self.canonicalHost(of: url) else {
             return nil
         }
         self.init(
@@ -77,6 +77,31 @@ struct RequestRoute: Sendable, Hashable {
             trimmed = trimmed.dropLast()
         }
         return String(trimmed)
+    }
+
+    /// The host as matching compares it: decoded as Foundation gives it, with a Unicode name in its
+    /// ASCII (IDNA) form, and with the URL delimiters that decoding can expose (`a%2Fb`) encoded again, so
+    /// no host reads like a host and a path.
+    static func canonicalHost(of url: URL) -> String? {
+        guard var host = url.host, !host.isEmpty else { return nil }
+        if host.utf8.contains(where: { $0 >= 0x80 }), let ascii = URL(string: "http://\(host)/")?.host, !ascii.isEmpty {
+            host = ascii
+        }
+        guard host.utf8.contains(where: isDelimiter) else { return host }
+        var escaped = ""
+        for scalar in host.unicodeScalars {
+            if scalar.isASCII, isDelimiter(UInt8(scalar.value)) {
+                escaped += "%" + String(scalar.value, radix: 16, uppercase: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// `/`, `?`, `#` and `@`: bytes that would make a host read as a host and more.
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "@")
     }
 
     /// Lower-cases ASCII letters, without allocating when there are none to change.

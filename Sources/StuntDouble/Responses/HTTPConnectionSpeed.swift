@@ -40,9 +40,10 @@ public struct HTTPConnectionSpeed: Hashable, Sendable, CustomStringConvertible {
 
     /// A description such as `3200 kbps (400000 bytes/s)`.
     public var description: String {
-        let kbps = kilobitsPerSecond
-        let shown = kbps == kbps.rounded() ? String(Int(kbps)) : String(kbps)
-        return "\(shown) kbps (\(Int(bytesPerSecond)) bytes/s)"
+        func shown(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        }
+        return "\(shown(kilobitsPerSecond)) kbps (\(shown(bytesPerSecond)) bytes/s)"
     }
 
     /// 1 kbps: 125 bytes per second.

@@ -93,11 +93,15 @@ extension HTTPResponsePlan {
     static let chunkInterval = 0.05
     /// A throttled body is split into at most this many chunks.
     static let maximumChunkCount = 2000
+    /// The longest a response may take: one year. Longer is almost surely a mistake (and would overflow).
+    static let maximumSeconds: Double = 365 * 24 * 3600
+    /// The fastest simulated bandwidth: 1 TB/s.
+    static let maximumBytesPerSecond: Double = 1e12
 
     init(stub: HTTPStubRequest, request: HTTPIncomingRequest, response: HTTPStubResponse.Storage) {
         self.stub = stub
         self.request = request
-        if let problem = Self.validate(response, stub: stub) {
+        if let problem = Self.validate(response, stub: stub, bodySize: response.body?.count ?? 0) {
             action = .fail(problem)
             responseDeadline = .zero
             chunks = []
@@ -142,26 +146,38 @@ extension HTTPResponsePlan {
         }
     }
 
-    private static func validate(_ response: HTTPStubResponse.Storage, stub: HTTPStubRequest) -> HTTPStubberError? {
+    private static func validate(
+        _ response: HTTPStubResponse.Storage, stub: HTTPStubRequest, bodySize: Int
+    ) -> HTTPStubberError? {
         func invalid(_ reason: String) -> HTTPStubberError {
             HTTPStubberError(code: .invalidResponse, message: "The response of \(stub) is invalid: \(reason).")
         }
-        if let delay = response.responseDelay, !(delay.isFinite && delay >= 0) {
-            return invalid("responseDelay is \(delay); use a finite number of seconds, 0 or more")
+        let seconds = "a finite number of seconds from 0 to \(Int(maximumSeconds)) (one year)"
+        let delay = response.responseDelay ?? 0
+        if !(delay.isFinite && delay >= 0 && delay <= maximumSeconds) {
+            return invalid("responseDelay is \(delay); use \(seconds)")
         }
+        var total = delay
         switch response.responseTime {
         case .immediate:
             break
-        case .delayedBy(let delay):
-            if !(delay.isFinite && delay >= 0) {
-                return invalid("responseTime is .delayedBy(\(delay)); use a finite number of seconds, 0 or more")
+        case .delayedBy(let interval):
+            if !(interval.isFinite && interval >= 0 && interval <= maximumSeconds) {
+                return invalid("responseTime is .delayedBy(\(interval)); use \(seconds)")
             }
+            total += interval
         case .withSpeed(let speed):
-            if !(speed.bytesPerSecond.isFinite && speed.bytesPerSecond > 0) {
+            let rate = speed.bytesPerSecond
+            if !(rate.isFinite && rate > 0 && rate <= maximumBytesPerSecond) {
                 return invalid(
-                    "responseTime is .withSpeed(\(speed.bytesPerSecond) bytes/s); use a positive, finite speed"
-                )
+                    "responseTime is .withSpeed(\(rate) bytes/s); use a speed above 0 and up to 1e12 bytes/s")
             }
+            if response.failError == nil {
+                total += Double(bodySize) / rate
+            }
+        }
+        if total > maximumSeconds {
+            return invalid("delivery would take \(total) seconds; keep delays and throttled bodies under one year")
         }
         if response.failError == nil, !(100...599).contains(response.statusCode.rawValue) {
             return invalid("statusCode is \(response.statusCode.rawValue); use a code from 100 to 599")

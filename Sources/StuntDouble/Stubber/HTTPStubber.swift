@@ -23,7 +23,9 @@ import FoundationNetworking
 public final class HTTPStubber: Sendable {
     /// What happens to requests that no stub matches.
     public enum UnhandledMode: Hashable, Sendable {
-        /// Requests no stub matches go to the network, as if the stubber were not there.
+        /// Requests no stub matches go to the network, as if the stubber were not there. Except while a stub
+        /// can never match (see ``HTTPStubRequest/problems``): then they fail with a report naming it, since
+        /// the request was probably meant for that stub.
         case optin
         /// Requests no stub or ignore rule matches fail with a report of the closest stubs (the default).
         case optout
@@ -108,6 +110,10 @@ public final class HTTPStubber: Sendable {
     }
 
     /// Adds a rule that lets requests to a URL through to the network.
+    ///
+    /// The scheme counts unless the options say otherwise: `http://www.apple.com` does not cover
+    /// `https://www.apple.com`; add `.ignoreScheme` for both. A URL that is not usable makes a rule that
+    /// never matches; unmatched-request reports name it (see ``HTTPStubIgnoreRule/problems``).
     /// - Parameters:
     ///   - url: The URL, as for ``HTTPStubURLMatcher``.
     ///   - options: The parts of the URL to ignore, such as `[.ignorePath, .ignoreQueryParameters]`.
@@ -172,7 +178,7 @@ public final class HTTPStubber: Sendable {
         if mode == .optin, registry.problemCount == 0 {
             return .passThrough(.optIn)
         }
-        return .unmatched(HTTPUnmatchedRequestReport(request: request, registry: registry))
+        return .unmatched(HTTPUnmatchedRequestReport(request: request, registry: registry, ignoreRules: ignoreRules))
     }
 
     /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.

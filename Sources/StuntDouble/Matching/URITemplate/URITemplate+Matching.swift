@@ -43,21 +43,25 @@ struct PartMatcher {
 
     /// Matches `input` against the parts, and `query` (when the matcher has lenient query expressions).
     mutating func match(_ input: [UInt8], query: Substring? = nil) -> [String: URITemplate.Value]? {
-        var variables: [String: URITemplate.Value] = [:]
-        guard step(0, 0, input, &variables) else { return nil }
+        var bound = Bound()
+        guard step(0, 0, input, &bound) else { return nil }
         if let lenientQuery {
-            let combined = URITemplate.Expression(op: .query, variables: lenientQuery.flatMap(\.variables))
+            let combined = lenientQuery.flatMap(\.variables)
             let items = (query ?? "").splitting(at: UInt8(ascii: "&")).filter { !$0.isEmpty }
-            guard let bound = Self.bindNamed(combined.variables, items, lenient: true),
-                Self.merge(bound, into: &variables)
+            guard let bindings = Self.bindNamed(combined, items, lenient: true),
+                Self.merge(bindings, into: &bound.variables, prefixed: &bound.prefixed)
             else { return nil }
         }
-        return variables
+        return bound.variables
     }
 
-    private mutating func step(
-        _ index: Int, _ position: Int, _ input: [UInt8], _ variables: inout [String: URITemplate.Value]
-    ) -> Bool {
+    /// The variables found so far, and those bound only through a prefix modifier.
+    private struct Bound {
+        var variables: [String: URITemplate.Value] = [:]
+        var prefixed: [String: Int] = [:]
+    }
+
+    private mutating func step(_ index: Int, _ position: Int, _ input: [UInt8], _ bound: inout Bound) -> Bool {
         budget -= 1
         guard budget > 0 else { return false }
         guard index < parts.count else { return position == input.count }
@@ -65,7 +69,7 @@ struct PartMatcher {
             guard input.count - position >= literal.count,
                 input[position..<(position + literal.count)].elementsEqual(literal)
             else { return false }
-            return step(index + 1, position + literal.count, input, &variables)
+            return step(index + 1, position + literal.count, input, &bound)
         }
         guard case .expression(let expression) = parts[index] else { return false }
         var end = position
@@ -86,10 +90,12 @@ struct PartMatcher {
                 break
             }
             let span = Substring(decoding: input[position..<candidate], as: UTF8.self)
-            guard let bound = Self.bind(expression, span) else { continue }
-            var trial = variables
-            guard Self.merge(bound, into: &trial), step(index + 1, candidate, input, &trial) else { continue }
-            variables = trial
+            guard let bindings = Self.bind(expression, span) else { continue }
+            var trial = bound
+            guard Self.merge(bindings, into: &trial.variables, prefixed: &trial.prefixed),
+                step(index + 1, candidate, input, &trial)
+            else { continue }
+            bound = trial
             return true
         }
         return false
@@ -222,10 +228,12 @@ struct PartMatcher {
             }
         }
         if let explodeVariable {
-            if !pairs.isEmpty {
-                bindings.append((explodeVariable, .associative(pairs)))
-            } else if let items = exploded[explodeVariable.name] {
+            if let items = exploded[explodeVariable.name] {
+                // Items named after the variable make it a list; other names are then not its pairs.
+                if !pairs.isEmpty, !lenient { return nil }
                 bindings.append((explodeVariable, .list(items)))
+            } else if !pairs.isEmpty {
+                bindings.append((explodeVariable, .associative(pairs)))
             }
         }
         return check(bindings)
@@ -241,20 +249,33 @@ struct PartMatcher {
         return bindings
     }
 
-    /// Adds bindings to the variables; a variable bound twice (as in `{/var:1,var}`) must agree with itself.
-    static func merge(_ bindings: [Binding], into variables: inout [String: URITemplate.Value]) -> Bool {
+    /// Adds bindings to the variables. A variable bound twice must agree with itself: equal values, or a
+    /// prefix variable (`{var:3}`) holding exactly the first characters of the full value (as in
+    /// `{/var:1,var}`). `prefixed` records variables so far bound only through a prefix, and its length.
+    static func merge(
+        _ bindings: [Binding], into variables: inout [String: URITemplate.Value], prefixed: inout [String: Int]
+    ) -> Bool {
         for (variable, value) in bindings {
-            guard let existing = variables[variable.name] else {
-                variables[variable.name] = value
+            let name = variable.name
+            guard let existing = variables[name] else {
+                variables[name] = value
+                if let prefix = variable.prefix { prefixed[name] = prefix }
                 continue
             }
-            if existing == value { continue }
-            guard case .string(let old) = existing, case .string(let new) = value else { return false }
-            if new.hasPrefix(old) {
-                variables[variable.name] = value
-            } else if !old.hasPrefix(new) {
-                return false
+            if existing == value {
+                if variable.prefix == nil { prefixed[name] = nil }
+                continue
             }
+            guard case .string(let old) = existing, case .string(let new) = value else { return false }
+            if let prefix = variable.prefix, prefixed[name] == nil, String(old.prefix(prefix)) == new {
+                continue
+            }
+            if variable.prefix == nil, let prefix = prefixed[name], String(new.prefix(prefix)) == old {
+                variables[name] = value
+                prefixed[name] = nil
+                continue
+            }
+            return false
         }
         return true
     }

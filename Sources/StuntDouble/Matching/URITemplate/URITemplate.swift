@@ -242,8 +242,8 @@ extension URITemplate {
                 case "}":
                     throw problem("'}' at offset \(index) closes no expression; remove it or add a '{' before it")
                 case "%":
-                    guard index + 2 < characters.count, characters[index + 1].isHexDigit,
-                        characters[index + 2].isHexDigit
+                    guard index + 2 < characters.count, Self.isASCIIHex(characters[index + 1]),
+                        Self.isASCIIHex(characters[index + 2])
                     else {
                         throw problem("'%' at offset \(index) must start a percent-encoded byte such as %20")
                     }
@@ -320,7 +320,7 @@ extension URITemplate {
             while index < name.endIndex {
                 let character = name[index]
                 if character == "%" {
-                    guard index + 2 < name.endIndex, name[index + 1].isHexDigit, name[index + 2].isHexDigit else {
+                    guard index + 2 < name.endIndex, isASCIIHex(name[index + 1]), isASCIIHex(name[index + 2]) else {
                         return false
                     }
                     index += 3
@@ -335,6 +335,10 @@ extension URITemplate {
                 index += 1
             }
             return true
+        }
+
+        private static func isASCIIHex(_ character: Character) -> Bool {
+            character.isASCII && character.isHexDigit
         }
 
         private static func invalidLiteral(_ character: Character) -> String? {
