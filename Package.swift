@@ -9,6 +9,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "StuntDouble"),
-        .testTarget(name: "StuntDoubleTests", dependencies: ["StuntDouble"]),
+        .testTarget(name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"]),
+        // Runs in its own process for SharedSessionProcessTests (URLSession.shared needs a fresh process).
+        .executableTarget(name: "SharedSessionProbe", dependencies: ["StuntDouble"], path: "Tests/SharedSessionProbe"),
     ]
 )

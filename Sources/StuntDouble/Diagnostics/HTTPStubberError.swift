@@ -18,6 +18,7 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         private enum Base: String, Hashable, Sendable {
             case invalidRegularExpression, invalidURITemplate, invalidURL, invalidJSON, encodingFailed
             case invalidRequest, unreadableRequestBody, invalidResponse, unmatchedRequest, notStubbed
+            case unsupportedTask, interceptionUnavailable
         }
 
         private let base: Base
@@ -49,6 +50,10 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         public static let unmatchedRequest = Code(.unmatchedRequest)
         /// The request is not stubbed: an ignore rule, opt-in mode or a disabled stubber lets it through.
         public static let notStubbed = Code(.notStubbed)
+        /// The kind of task cannot be stubbed on this platform (download tasks on Linux).
+        public static let unsupportedTask = Code(.unsupportedTask)
+        /// Global interception cannot reach `URLSession.shared` (on Linux, once a session exists).
+        public static let interceptionUnavailable = Code(.interceptionUnavailable)
     }
 
     /// The kind of problem.

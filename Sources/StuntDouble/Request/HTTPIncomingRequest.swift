@@ -70,7 +70,15 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         }
         var body = request.httpBody
         if body == nil, let stream = request.httpBodyStream {
-            body = try Self.read(stream, url: url)
+            do {
+                body = try Self.read(stream)
+            } catch {
+                throw HTTPStubberError(
+                    code: .unreadableRequestBody,
+                    message: "The body stream of the request to \(url.absoluteString) failed: \(error.reason). "
+                        + "Give the request an httpBody, or a stream that can be read once."
+                )
+            }
         }
         try self.init(
             method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
@@ -150,7 +158,13 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         "\(method) \(url.absoluteString)"
     }
 
-    private static func read(_ stream: InputStream, url: URL) throws(HTTPStubberError) -> Data {
+    /// Why a body stream could not be read.
+    struct StreamError: Error {
+        let reason: String
+    }
+
+    /// Reads a stream to its end.
+    static func read(_ stream: InputStream) throws(StreamError) -> Data {
         stream.open()
         defer { stream.close() }
         var data = Data()
@@ -159,11 +173,7 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
             let count = stream.read(&buffer, maxLength: buffer.count)
             if count < 0 {
                 let reason = stream.streamError.map { "\($0)" } ?? "unknown error"
-                throw HTTPStubberError(
-                    code: .unreadableRequestBody,
-                    message: "The body stream of the request to \(url.absoluteString) failed after \(data.count) "
-                        + "bytes: \(reason). Give the request an httpBody, or a stream that can be read once."
-                )
+                throw StreamError(reason: "\(reason), after \(data.count) bytes")
             }
             if count == 0 {
                 return data

@@ -45,9 +45,14 @@ public final class HTTPStubber: Sendable {
     }
 
     private let state = Locked(State())
+    /// This stubber's URLProtocol classes (see `ProtocolClasses`).
+    let protocolClasses: ProtocolClasses.Classes
 
     /// Creates a stubber with no stubs, in opt-out mode.
-    public init() {}
+    public init() {
+        protocolClasses = ProtocolClasses.classes(number: UniqueID.next())
+        ProtocolClasses.register(protocolClasses, for: self)
+    }
 
     // MARK: - Stubs
 
@@ -143,19 +148,17 @@ public final class HTTPStubber: Sendable {
         set { state.withLock { $0.unhandledMode = newValue } }
     }
 
-    /// Whether the stubber intercepts the requests of sessions it did not create (see ``enable()``).
+    /// Whether global interception is on (see ``enable()``).
     public var isEnabled: Bool {
         state.withLock { $0.isEnabled }
     }
 
-    /// Starts intercepting `URLSession` requests with this stubber.
-    public func enable() {
-        state.withLock { $0.isEnabled = true }
-    }
-
-    /// Stops intercepting `URLSession` requests; the stubs stay.
-    public func disable() {
-        state.withLock { $0.isEnabled = false }
+    /// Records whether global interception is on; returns the previous value.
+    func setEnabled(_ enabled: Bool) -> Bool {
+        state.withLock { state in
+            defer { state.isEnabled = enabled }
+            return state.isEnabled
+        }
     }
 
     // MARK: - Deciding

@@ -1,0 +1,123 @@
+import Foundation
+import StuntDouble
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct DeliveryConcurrencyTests {
+    @Test func aThousandConcurrentRequestsOnOneSession() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "https://api.example.com/items/{id}")
+                .stub(
+                    for: .get,
+                    responseProvider: { request, _ in
+                        HTTPStubResponse(
+                            statusCode: .ok, body: Data("item \(request[templateVariable: "id"] ?? "?")".utf8))
+                    }))
+        let session = stubber.session()
+        let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for id in 0..<1_000 {
+                group.addTask {
+                    let (data, _) = try await session.data(from: URL(string: "https://api.example.com/items/\(id)")!)
+                    return (id, String(decoding: data, as: UTF8.self))
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(bodies.count == 1_000)
+        #expect(bodies.allSatisfy { $0.value == "item \($0.key)" })
+    }
+
+    @Test func tenStubbersWithTenSessionsEachNeverCrossTalk() async throws {
+        let stubbers = (0..<10).map { index in
+            let stubber = HTTPStubber()
+            stubber.add(
+                stub: HTTPStubRequest().match(URL: "https://api.example.com/whoami").stub(
+                    for: .get, body: "stubber \(index)"))
+            return stubber
+        }
+        let sessions = stubbers.enumerated().flatMap { index, stubber in
+            (0..<10).map { _ in (index, stubber.session()) }
+        }
+        let results = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, session) in sessions {
+                for _ in 0..<5 {
+                    group.addTask {
+                        let (data, _) = try await session.data(from: URL(string: "https://api.example.com/whoami")!)
+                        return (index, String(decoding: data, as: UTF8.self))
+                    }
+                }
+            }
+            return try await group.reduce(into: [(Int, String)]()) { $0.append($1) }
+        }
+        #expect(results.count == 500)
+        #expect(results.allSatisfy { $0.1 == "stubber \($0.0)" })
+    }
+}
+
+/// The facts about FoundationNetworking that delivery relies on and reads by reflection. If a Foundation
+/// release changes them, these tests fail first, and name what changed.
+@Suite struct TaskIntrospectionTests {
+    @Test func completionAndDelegateTasksAreToldApart() async throws {
+        let stubber = HTTPStubber()
+        let body = Data(repeating: 9, count: 2_000)
+        stubber.add(
+            stub: HTTPStubRequest().stub(for: .get) {
+                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 20_000))
+                $0.body = body
+            })
+        let delegate = RecordingDelegate()
+        let session = stubber.session(delegate: delegate)
+        session.dataTask(with: URL(string: "https://a.test/")!).resume()
+        _ = await delegate.completed()
+        #expect(delegate.chunks.count > 1, "a session-delegate task receives chunks")
+        #expect(delegate.body == body)
+        // A completion-handler task of the same session receives the whole body, not its last chunk.
+        let (data, _) = try await session.data(from: URL(string: "https://a.test/")!)
+        #expect(data == body)
+    }
+}
+
+/// `HTTPStubber.enable()` and `URLSession.shared`. Tests in this process have created sessions already, so
+/// on Linux interception cannot reach `URLSession.shared` here: the stubber must say so. The positive case
+/// needs a fresh process: see `SharedSessionProcessTests`.
+@Suite struct GlobalInterceptionTests {
+    @Test func enablingTooLateSaysSoInsteadOfLettingRequestsThrough() throws {
+        let stubber = HTTPStubber()
+        _ = URLSession.shared  // as any earlier test would have
+        stubber.enable()
+        defer { stubber.disable() }
+        #expect(stubber.isEnabled)
+        #if canImport(FoundationNetworking)
+        #expect(!stubber.interceptsSharedSession)
+        #expect {
+            try stubber.requireSharedSessionInterception()
+        } throws: { error in
+            let error = error as? HTTPStubberError
+            return error?.code == .interceptionUnavailable && error?.message.contains("stubber.session()") == true
+        }
+        #endif
+    }
+
+    @Test func aDisabledStubberSaysSo() {
+        let stubber = HTTPStubber()
+        #expect(!stubber.interceptsSharedSession)
+        #expect(throws: HTTPStubberError.self) { try stubber.requireSharedSessionInterception() }
+    }
+
+    @Test func enablingRegistersTheProtocolGlobally() async throws {
+        // A session whose configuration lists the registered classes is intercepted while enabled.
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "global"))
+        stubber.enable()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [stubber.urlProtocolClass] + (configuration.protocolClasses ?? [])
+        let (data, _) = try await URLSession(configuration: configuration).data(from: URL(string: "https://g.test/")!)
+        #expect(String(decoding: data, as: UTF8.self) == "global")
+        stubber.disable()
+        #expect(!stubber.isEnabled)
+    }
+}
