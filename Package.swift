@@ -7,9 +7,24 @@ let package = Package(
     products: [
         .library(name: "StuntDouble", targets: ["StuntDouble"])
     ],
+    dependencies: [
+        // Test-only: real clients that no one here wrote, run over stubbed sessions.
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
     targets: [
         .target(name: "StuntDouble"),
         .testTarget(name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"]),
+        .testTarget(
+            name: "StuntDoubleIntegrationTests",
+            dependencies: [
+                "StuntDouble",
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // Runs in its own process for SharedSessionProcessTests (URLSession.shared needs a fresh process).
         .executableTarget(name: "SharedSessionProbe", dependencies: ["StuntDouble"], path: "Tests/SharedSessionProbe"),
     ]

@@ -3,6 +3,7 @@ import PackageDescription
 
 // Benchmarks are executables that print numbers; run them in release:
 //   swift run -c release --package-path Benchmarks EngineBenchmark
+//   swift run -c release --package-path Benchmarks DeliveryBenchmark
 let package = Package(
     name: "StuntDoubleBenchmarks",
     platforms: [.macOS(.v13)],
@@ -13,6 +14,10 @@ let package = Package(
         .executableTarget(
             name: "EngineBenchmark",
             dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
-        )
+        ),
+        .executableTarget(
+            name: "DeliveryBenchmark",
+            dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
+        ),
     ]
 )

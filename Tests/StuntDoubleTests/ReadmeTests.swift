@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// The README's quick start, as written, and the report it shows.
 @Suite struct ReadmeTests {
-    @Test func loadsTheUser() throws {
+    @Test func loadsTheUser() async throws {
         let stubber = HTTPStubber()  // one per test: tests never see each other's stubs
         stubber.add(
             stub: HTTPStubRequest()
@@ -21,9 +21,10 @@ import FoundationNetworking
                             body: Data(#"{"id": "\#(request[templateVariable: "id"]!)"}"#.utf8))
                     }))
 
-        let plan = try stubber.response(for: URLRequest(url: URL(string: "https://api.example.com/users/42")!))
-        #expect(plan.response?.statusCode == .ok)
-        #expect(plan.body == Data(#"{"id": "42"}"#.utf8))
+        let session = stubber.session()  // give this session to the code under test
+        let (data, response) = try await session.data(from: URL(string: "https://api.example.com/users/42")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(data == Data(#"{"id": "42"}"#.utf8))
 
         let report = try #require(
             try stubber.decision(for: URLRequest(url: URL(string: "https://api.example.com/user/42")!)).report)

@@ -12,7 +12,7 @@ extension ResponsePlayer {
 
     /// Where a redirect leads: `nil` when the plan is not a redirect, or has no usable `Location` (then the
     /// 3xx is delivered as it is).
-    func redirectTarget(of plan: HTTPResponsePlan) -> URL? {
+    static func redirectTarget(of plan: HTTPResponsePlan) -> URL? {
         guard let response = plan.response, response.statusCode.isRedirect,
             let location = response.headers[.location], !location.isEmpty,
             let target = URL(string: location, relativeTo: plan.request.url)?.absoluteURL,

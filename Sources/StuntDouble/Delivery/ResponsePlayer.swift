@@ -19,18 +19,12 @@ import FoundationNetworking
 ///   storage, download tasks fail with an explanation, and requests the stubber lets through are fetched from
 ///   the network and relayed.
 final class ResponsePlayer: @unchecked Sendable {
-    /// Holds a player for its protocol; the player is only reached through its lock.
-    struct Handle: @unchecked Sendable {
-        let player: ResponsePlayer
-        init(_ player: ResponsePlayer) { self.player = player }
-    }
-
     static let maximumRedirects = 20
     private static let timers = DispatchQueue(label: "StuntDouble.ResponsePlayer.timers", attributes: .concurrent)
 
     private let urlProtocol: URLProtocol
     private let client: (any URLProtocolClient)?
-    private let stubber: HTTPStubber?
+    private let stubber: HTTPStubber
     private let lock = NSLock()
     // Guarded by `lock`:
     private var steps: [Step] = []
@@ -41,10 +35,9 @@ final class ResponsePlayer: @unchecked Sendable {
     /// When the last event of the timeline (the request, a response head, a chunk) happens, for timeouts.
     private var lastEvent = 0.0
     private var timedOut = false
-    // Set once in `start`:
-    private(set) var context = TaskIntrospection(nil)
-    private var startTime = DispatchTime.now()
-    private var timeout = 60.0
+    let context: TaskIntrospection
+    private let startTime = DispatchTime.now()
+    private let timeout: Double
 
     private struct Step {
         /// Seconds after the start.
@@ -63,58 +56,88 @@ final class ResponsePlayer: @unchecked Sendable {
         case none
     }
 
-    init(urlProtocol: URLProtocol, stubber: HTTPStubber?, client: (any URLProtocolClient)?) {
+    private init(
+        urlProtocol: URLProtocol, stubber: HTTPStubber, client: (any URLProtocolClient)?, context: TaskIntrospection,
+        timeout: TimeInterval
+    ) {
         self.urlProtocol = urlProtocol
         self.stubber = stubber
         self.client = client
+        self.context = context
+        self.timeout = timeout > 0 ? timeout : 60
     }
 
     // MARK: - Starting and stopping
 
-    /// Starts playing; called in `startLoading`, on the session's work queue.
-    func start(request: URLRequest, task: URLSessionTask?) {
-        lock.withLock {
-            stopped = false
-            finished = false
-            steps = []
-            lastEvent = 0
-            timedOut = false
+    /// Answers a request; called in `startLoading`, on the session's work queue.
+    ///
+    /// An answer that is due at once and needs nothing more (no redirect, no cookies) is delivered right here,
+    /// with no player at all: nothing can interleave, since URLSession calls `stopLoading` on the same queue.
+    /// Anything else gets a player that plays it over time.
+    /// - Returns: The player, which `stopLoading` must stop; `nil` when the answer was delivered.
+    static func start(
+        urlProtocol: URLProtocol, stubber: HTTPStubber?, client: (any URLProtocolClient)?, request: URLRequest,
+        task: URLSessionTask?
+    ) -> ResponsePlayer? {
+        func fail(_ error: any Error) -> ResponsePlayer? {
+            client?.urlProtocol(urlProtocol, didFailWithError: error)
+            return nil
         }
-        startTime = .now()
-        timeout = request.timeoutInterval > 0 ? request.timeoutInterval : 60
-        context = TaskIntrospection(task)
-        guard stubber != nil else {
-            fail(
-                now: HTTPStubberError(
+        guard let stubber else {
+            return fail(
+                HTTPStubberError(
                     code: .invalidRequest,
-                    message:
-                        "The stubber of this URLSession no longer exists, so \(request.url?.absoluteString ?? "the request") "
-                        + "cannot be answered. Keep the HTTPStubber alive as long as the sessions made from it."
+                    message: "The stubber of this URLSession no longer exists, so "
+                        + "\(request.url?.absoluteString ?? "the request") cannot be answered. Keep the HTTPStubber "
+                        + "alive as long as the sessions made from it."
                 ))
-            return
         }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
-            fail(
-                now: HTTPStubberError(
+            return fail(
+                HTTPStubberError(
                     code: .unsupportedTask,
                     message:
-                        "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking gives a "
-                        + "custom URLProtocol no way to hand over the downloaded file (it traps or returns no file). "
+                        "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking gives "
+                        + "a custom URLProtocol no way to hand over the downloaded file (it traps or returns no file). "
                         + "Use data(for:) and write the data to a file yourself."
                 ))
-            return
         }
         #endif
         let incoming: HTTPIncomingRequest
         do {
-            incoming = try makeIncomingRequest(request)
+            incoming = try makeIncomingRequest(request, task: task)
         } catch {
-            fail(now: error)
-            return
+            return fail(error)
         }
-        lock.withLock { decide(incoming, hop: 0, at: 0) }
-        run()
+        let decision = stubber.decision(for: incoming)
+        switch decision {
+        case .unmatched(let report):
+            return fail(HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report))
+        case .stub(let plan)
+        where plan.completionDeadline == .zero && redirectTarget(of: plan) == nil
+            && plan.response?.headers.contains(.setCookie) != true:
+            guard let response = plan.response else {
+                return fail(plan.error ?? URLError(.unknown))
+            }
+            guard let urlResponse = urlResponse(response, url: plan.request.url) else {
+                return fail(invalidResponse(plan))
+            }
+            client?.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: response.cachePolicy)
+            if !response.body.isEmpty {
+                client?.urlProtocol(urlProtocol, didLoad: response.body)
+            }
+            client?.urlProtocolDidFinishLoading(urlProtocol)
+            return nil
+        default:
+            let player = ResponsePlayer(
+                urlProtocol: urlProtocol, stubber: stubber, client: client, context: TaskIntrospection(task),
+                timeout: request.timeoutInterval
+            )
+            player.lock.withLock { player.decide(incoming, decision: decision, hop: 0, at: 0) }
+            player.run()
+            return player
+        }
     }
 
     /// Stops at once: no client call happens after this returns.
@@ -128,11 +151,13 @@ final class ResponsePlayer: @unchecked Sendable {
         }
     }
 
-    private func makeIncomingRequest(_ request: URLRequest) throws(HTTPStubberError) -> HTTPIncomingRequest {
-        guard request.httpBody == nil, request.httpBodyStream == nil else {
+    private static func makeIncomingRequest(_ request: URLRequest, task: URLSessionTask?) throws(HTTPStubberError)
+        -> HTTPIncomingRequest
+    {
+        guard task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil else {
             return try HTTPIncomingRequest(request)
         }
-        switch context.uploadBody {
+        switch TaskIntrospection(task).uploadBody() {
         case .notApplicable:
             return try HTTPIncomingRequest(request)
         case .body(let body):
@@ -152,11 +177,11 @@ final class ResponsePlayer: @unchecked Sendable {
 
     /// Asks the stubber about a request and appends what follows: a final response, a redirect, a relay or a
     /// failure. `offset` is when the request is made, in seconds after the start.
-    private func decide(_ request: HTTPIncomingRequest, hop: Int, at offset: Double) {
-        guard let stubber else { return }
-        switch stubber.decision(for: request) {
+    private func decide(_ request: HTTPIncomingRequest, decision: HTTPStubDecision? = nil, hop: Int, at offset: Double)
+    {
+        switch decision ?? stubber.decision(for: request) {
         case .stub(let plan):
-            if let target = redirectTarget(of: plan) {
+            if let target = Self.redirectTarget(of: plan) {
                 let time = offset + plan.responseDeadline.seconds
                 append(
                     time, isEvent: true,
@@ -188,20 +213,17 @@ final class ResponsePlayer: @unchecked Sendable {
         }
         let url = plan.request.url
         guard let urlResponse = Self.urlResponse(response, url: url) else {
-            append(
-                head, isEvent: true,
-                .fail(
-                    HTTPStubberError(
-                        code: .invalidResponse,
-                        message: "Foundation rejected the response of \(plan.stub) for \(url.absoluteString)."
-                    )))
+            append(head, isEvent: true, .fail(Self.invalidResponse(plan)))
             return
         }
-        append(head, isEvent: true, .then { [self] in storeCookies(of: response, for: url) })
-        append(head, isEvent: false, .receive(urlResponse, response.cachePolicy))
+        if response.headers.contains(.setCookie) {
+            append(head, isEvent: true, .then { [self] in storeCookies(of: response, for: url) })
+        }
+        append(head, isEvent: true, .receive(urlResponse, response.cachePolicy))
+        let chunked = plan.chunks.count > 1 && context.receivesChunks
         for (index, chunk) in plan.chunks.enumerated() {
             let time = offset + chunk.deadline.seconds
-            if context.receivesChunks {
+            if chunked {
                 append(time, isEvent: true, .load(response.body.subdata(in: chunk.range)))
             } else if index == plan.chunks.count - 1 {
                 append(time, isEvent: true, .load(response.body))
@@ -334,11 +356,11 @@ final class ResponsePlayer: @unchecked Sendable {
         }
     }
 
-    private func fail(now error: any Error) {
-        lock.withLock {
-            guard !stopped, !finished else { return }
-            perform(.fail(error))
-        }
+    private static func invalidResponse(_ plan: HTTPResponsePlan) -> HTTPStubberError {
+        HTTPStubberError(
+            code: .invalidResponse,
+            message: "Foundation rejected the response of \(plan.stub) for \(plan.request.url.absoluteString)."
+        )
     }
 }
 

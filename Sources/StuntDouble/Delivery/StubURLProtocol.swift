@@ -8,14 +8,23 @@ import FoundationNetworking
 ///
 /// A thin adapter: it finds its stubber from its class, and hands the request to a ``ResponsePlayer``.
 final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtocol {
-    private let player = Locked<ResponsePlayer.Handle?>(nil)
+    /// Set in `startLoading`, read in `stopLoading`: URLSession calls both on the task's serial work queue.
+    private var player: ResponsePlayer?
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return false
-        }
+        guard let scheme = request.url?.scheme, Self.isHTTP(scheme) else { return false }
         guard Mode.isGlobal else { return true }
         return ProtocolClasses.stubber(for: self)?.isEnabled ?? false
+    }
+
+    /// `http` or `https`, in any case, without allocating.
+    private static func isHTTP(_ scheme: String) -> Bool {
+        let bytes = scheme.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return false }
+        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
+            return false
+        }
+        return true
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
@@ -23,14 +32,13 @@ final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtoc
     }
 
     override func startLoading() {
-        let player = ResponsePlayer(
-            urlProtocol: self, stubber: ProtocolClasses.stubber(for: type(of: self)), client: client
+        player = ResponsePlayer.start(
+            urlProtocol: self, stubber: ProtocolClasses.stubber(for: type(of: self)), client: client, request: request,
+            task: task
         )
-        self.player.withLock { $0 = ResponsePlayer.Handle(player) }
-        player.start(request: request, task: task)
     }
 
     override func stopLoading() {
-        player.withLock { $0?.player.stop() }
+        player?.stop()
     }
 }

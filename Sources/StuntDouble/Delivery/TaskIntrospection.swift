@@ -7,22 +7,57 @@ import FoundationNetworking
 /// What a URLProtocol needs to know about its task and session that Foundation does not make public.
 ///
 /// On Linux (FoundationNetworking) it is read by reflection from the task's stored properties, each with a
-/// safe fallback when the layout changes: `TaskIntrospectionTests` fails first if it does. On Apple platforms
-/// nothing is read: Foundation itself accumulates body chunks and handles uploads there.
-struct TaskIntrospection {
+/// safe fallback when the layout changes (`TaskIntrospectionTests` fails first if it does). Reflection costs
+/// tens of microseconds, so each fact is read only when a response needs it, and once: an immediate response
+/// with no cookies reads nothing. On Apple platforms nothing is read: Foundation itself accumulates body chunks
+/// and handles uploads there.
+///
+/// Not thread-safe: its owner (a ``ResponsePlayer``) uses it under its lock, on the task's work queue when
+/// it can.
+final class TaskIntrospection {
+    private let task: URLSessionTask?
+
+    init(_ task: URLSessionTask?) {
+        self.task = task
+    }
+
     /// The task's session, for its cookie storage and policies.
-    var session: URLSession?
-    /// The serial queue the session runs its tasks' work on; client calls made on it cannot race with the
+    lazy var session: URLSession? = {
+        #if canImport(FoundationNetworking)
+        guard let task, let value = Self.field("session", of: task) else { return nil }
+        return Self.unwrap(value) as? URLSession
+        #else
+        return nil
+        #endif
+    }()
+
+    /// The serial queue the session runs its tasks' work on: client calls made on it cannot race with the
     /// session's own bookkeeping.
-    var workQueue: DispatchQueue?
-    /// Whether every body chunk reaches the caller (session-delegate tasks). Completion-handler and async
-    /// tasks on Linux keep only the last chunk, so they must receive the body in one piece.
-    var receivesChunks: Bool
-    /// The body of an upload task, which its request does not carry on Linux.
-    var uploadBody: UploadBody
+    lazy var workQueue: DispatchQueue? = {
+        #if canImport(FoundationNetworking)
+        guard let task else { return nil }
+        return Self.field("workQueue", of: task) as? DispatchQueue
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Whether every body chunk reaches the caller (session-delegate tasks). Completion-handler and async tasks
+    /// on Linux keep only the last chunk, so they must receive a body in one piece. Read it on the work queue.
+    lazy var receivesChunks: Bool = {
+        #if canImport(FoundationNetworking)
+        guard let task, let session, let registry = Self.field("taskRegistry", of: session),
+            let behaviours = Self.field("behaviours", of: registry) as? [Int: Any],
+            let behaviour = behaviours[task.taskIdentifier]
+        else { return false }
+        return String(describing: behaviour).split(separator: ".").last?.hasPrefix("callDelegate") ?? false
+        #else
+        return true
+        #endif
+    }()
 
     enum UploadBody {
-        /// The task is not an upload task, or its body is in the request.
+        /// The task is not an upload task.
         case notApplicable
         /// The body.
         case body(Data?)
@@ -30,65 +65,16 @@ struct TaskIntrospection {
         case unreadable(String)
     }
 
-    init(_ task: URLSessionTask?) {
-        session = nil
-        workQueue = nil
-        receivesChunks = false
-        uploadBody = .notApplicable
+    /// The body of an upload task, which its request does not carry on Linux.
+    func uploadBody() -> UploadBody {
         #if canImport(FoundationNetworking)
-        guard let task else { return }
-        let fields = Self.fields(of: task)
-        let session = fields["session"].flatMap(Self.unwrap) as? URLSession
-        self.session = session
-        workQueue = fields["workQueue"] as? DispatchQueue
-        receivesChunks = session.map { Self.behaviour(of: task, in: $0)?.hasPrefix("callDelegate") ?? false } ?? false
-        if task is URLSessionUploadTask {
-            uploadBody = Self.uploadBody(fields["knownBody"])
-        }
-        #else
-        receivesChunks = true
-        #endif
-    }
-
-    #if canImport(FoundationNetworking)
-    /// The stored properties of an object, its superclasses' included.
-    static func fields(of subject: Any) -> [String: Any] {
-        var fields: [String: Any] = [:]
-        var mirror: Mirror? = Mirror(reflecting: subject)
-        while let current = mirror {
-            for case (let label?, let value) in current.children where fields[label] == nil {
-                fields[label] = value
-            }
-            mirror = current.superclassMirror
-        }
-        return fields
-    }
-
-    /// The value inside an optional (or implicitly unwrapped optional), or `nil` for `.none`.
-    static func unwrap(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.map(\.value)
-    }
-
-    /// The name of the task's behaviour in its session (`callDelegate`, `dataCompletionHandler(...)` ...).
-    /// Read on the session's work queue (in `startLoading`), where the session itself reads it.
-    private static func behaviour(of task: URLSessionTask, in session: URLSession) -> String? {
-        guard let registry = fields(of: session)["taskRegistry"],
-            let behaviours = fields(of: registry)["behaviours"] as? [Int: Any],
-            let behaviour = behaviours[task.taskIdentifier]
-        else { return nil }
-        return String(describing: behaviour).split(separator: ".").last.map(String.init)
-    }
-
-    private static func uploadBody(_ knownBody: Any?) -> UploadBody {
+        guard let task = task as? URLSessionUploadTask else { return .notApplicable }
         let why = "StuntDouble reads an upload task's body from FoundationNetworking's private task storage, "
-        guard let knownBody else {
+        guard let knownBody = Self.field("knownBody", of: task) else {
             return .unreadable(why + "which this version of Foundation does not have")
         }
-        guard let body = unwrap(knownBody) else { return .body(nil) }
-        let mirror = Mirror(reflecting: body)
-        guard let (label, payload) = mirror.children.first.map({ ($0.label, $0.value) }) else {
+        guard let body = Self.unwrap(knownBody) else { return .body(nil) }
+        guard let (label, payload) = Mirror(reflecting: body).children.first.map({ ($0.label, $0.value) }) else {
             return .body(nil)  // `.none`
         }
         switch label {
@@ -106,13 +92,40 @@ struct TaskIntrospection {
             }
         case "stream":
             if let stream = payload as? InputStream {
-                return (try? HTTPIncomingRequest.read(stream)).map { .body($0) }
-                    ?? .unreadable("the upload's body stream failed")
+                do {
+                    return .body(try HTTPIncomingRequest.read(stream))
+                } catch {
+                    return .unreadable("the upload's body stream failed: \(error.reason)")
+                }
             }
         default:
             break
         }
         return .unreadable(why + "and found a body of an unknown kind (\(label ?? "?"))")
+        #else
+        return .notApplicable
+        #endif
+    }
+
+    #if canImport(FoundationNetworking)
+    /// A stored property of an object, looked up by name in its class and superclasses; stops at the first
+    /// match, since reading a field decodes its type.
+    static func field(_ name: String, of subject: Any) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: subject)
+        while let current = mirror {
+            if let child = current.children.first(where: { $0.label == name }) {
+                return child.value
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+
+    /// The value inside an optional (or implicitly unwrapped optional), or `nil` for `.none`.
+    static func unwrap(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.map(\.value)
     }
     #endif
 }

@@ -170,21 +170,14 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, S
                 remove(name)
                 return
             }
-            var replaced = false
-            var updated: [Element] = []
-            updated.reserveCapacity(fields.count + 1)
-            for field in fields {
-                if field.name != name {
-                    updated.append(field)
-                } else if !replaced {
-                    updated.append(Element(name: field.name, value: newValue))
-                    replaced = true
-                }
+            guard let first = fields.firstIndex(where: { $0.name == name }) else {
+                fields.append(Element(name: name, value: newValue))
+                return
             }
-            if !replaced {
-                updated.append(Element(name: name, value: newValue))
+            fields[first].value = newValue
+            if fields[(first + 1)...].contains(where: { $0.name == name }) {
+                fields = fields.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
             }
-            fields = updated
         }
     }
 
@@ -224,6 +217,9 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, S
 
     /// The fields as a dictionary for `HTTPURLResponse`; repeated names are joined with `", "`.
     public var dictionary: [String: String] {
+        if !hasRepeatedNames {
+            return Dictionary(uniqueKeysWithValues: fields.lazy.map { ($0.name.rawValue, $0.value) })
+        }
         var result: [String: String] = [:]
         var spelling: [String: String] = [:]
         for field in fields {
@@ -235,6 +231,17 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, S
             }
         }
         return result
+    }
+
+    /// Whether a name appears twice; pairwise for the few fields of a usual message, with no allocation.
+    private var hasRepeatedNames: Bool {
+        guard fields.count > 1 else { return false }
+        guard fields.count <= 16 else { return Set(fields.lazy.map(\.name)).count != fields.count }
+        for index in fields.indices.dropLast() {
+            let name = fields[index].name
+            if fields[(index + 1)...].contains(where: { $0.name == name }) { return true }
+        }
+        return false
     }
 
     /// An iterator over the fields in order.

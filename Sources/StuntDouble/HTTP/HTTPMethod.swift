@@ -9,7 +9,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// Creates a method from its name; the name is upper-cased.
     /// - Parameter rawValue: The method's name, such as `"GET"`.
     public init(rawValue: String) {
-        self.rawValue = rawValue.uppercased()
+        let hasLowercase = rawValue.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+        self.rawValue = hasLowercase ? rawValue.uppercased() : rawValue
     }
 
     /// Creates a method from a string literal; the name is upper-cased.

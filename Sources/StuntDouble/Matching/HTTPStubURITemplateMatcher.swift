@@ -42,13 +42,26 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
         case any
     }
 
-    private struct Plan: Sendable {
-        var target: Target
-        var parts: [URITemplate.Part]
-        var compiled: CompiledParts
-        var lenientQuery: [URITemplate.Expression]?
-        var matchesQueryAsWritten: Bool
-        var routing: RoutingKey
+    /// A class, so that reading it while matching costs one retain rather than one per array.
+    private final class Plan: Sendable {
+        let target: Target
+        let parts: [URITemplate.Part]
+        let compiled: CompiledParts
+        let lenientQuery: [URITemplate.Expression]?
+        let matchesQueryAsWritten: Bool
+        let routing: RoutingKey
+
+        init(
+            target: Target, parts: [URITemplate.Part], compiled: CompiledParts, lenientQuery: [URITemplate.Expression]?,
+            matchesQueryAsWritten: Bool, routing: RoutingKey
+        ) {
+            self.target = target
+            self.parts = parts
+            self.compiled = compiled
+            self.lenientQuery = lenientQuery
+            self.matchesQueryAsWritten = matchesQueryAsWritten
+            self.routing = routing
+        }
     }
 
     /// Creates a matcher. A template with a syntax error makes a matcher that never matches and reports the
@@ -202,28 +215,35 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         guard let found = extract(request.route) else { return false }
-        variables.merge(found) { _, new in new }
+        if variables.isEmpty {
+            variables = found
+        } else {
+            variables.merge(found) { _, new in new }
+        }
         return true
     }
 
-    private func extract(_ route: RequestRoute) -> [String: URITemplate.Value]? {
+    /// The variables of a matching URL, or `nil`.
+    func extract(_ route: RequestRoute) -> [String: URITemplate.Value]? {
         guard let plan else { return nil }
-        let query = plan.matchesQueryAsWritten ? route.query.map { "?" + $0 } ?? "" : ""
+        let withQuery = plan.matchesQueryAsWritten && route.query != nil
         var matcher = PartMatcher(plan.compiled, lenientQuery: plan.lenientQuery)
         let lenientQuery = route.query.map { Substring($0) }
         switch plan.target {
-        case .absolute:
-            return matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery)
-        case .path:
-            return matcher.match(Array((route.path + query).utf8), query: lenientQuery)
         case .any:
-            return matcher.match([], query: lenientQuery)
+            return matcher.match(UnsafeBufferPointer(start: nil, count: 0), query: lenientQuery)
+        case .absolute:
+            return route.withBytes(fromPath: false, withQuery: withQuery) { matcher.match($0, query: lenientQuery) }
+        case .path:
+            return route.withBytes(fromPath: true, withQuery: withQuery) { matcher.match($0, query: lenientQuery) }
         case .either:
-            if let found = matcher.match(Array((route.withoutQuery + query).utf8), query: lenientQuery) {
+            if let found = route.withBytes(
+                fromPath: false, withQuery: withQuery, { matcher.match($0, query: lenientQuery) })
+            {
                 return found
             }
             var pathMatcher = PartMatcher(plan.compiled, lenientQuery: plan.lenientQuery)
-            return pathMatcher.match(Array((route.path + query).utf8), query: lenientQuery)
+            return route.withBytes(fromPath: true, withQuery: withQuery) { pathMatcher.match($0, query: lenientQuery) }
         }
     }
 
@@ -232,7 +252,7 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
             return MatcherCheck(matcher: description, passed: false, expected: nil, actual: nil, note: problem.message)
         }
         let found = extract(request.route)
-        let actual = plan?.target == .path ? request.route.path : request.route.withoutQuery
+        let actual = plan?.target == .path ? request.route.path : String(request.route.withoutQuery)
         var note: String?
         if let found, !found.isEmpty {
             note =

@@ -35,11 +35,10 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         let body: Data?
         let urlRequest: URLRequest
         let route: RequestRoute
-        let matchableURLString: String
 
         init(
             method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, urlRequest: URLRequest,
-            route: RequestRoute, matchableURLString: String
+            route: RequestRoute
         ) {
             self.method = method
             self.url = url
@@ -47,7 +46,6 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
             self.body = body
             self.urlRequest = urlRequest
             self.route = route
-            self.matchableURLString = matchableURLString
         }
     }
 
@@ -55,7 +53,11 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
 
     var route: RequestRoute { storage.route }
     /// The URL as a string without its fragment: what URL regular expressions search.
-    var matchableURLString: String { storage.matchableURLString }
+    var matchableURLString: String {
+        let absolute = storage.url.absoluteString
+        guard let hash = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) else { return absolute }
+        return String(absolute[..<hash])
+    }
 
     /// Creates a request from a `URLRequest`, reading its body stream (if any) to the end.
     /// - Parameter request: The request.
@@ -113,13 +115,6 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
                     + "as in https://api.example.com/path."
             )
         }
-        let absolute = url.absoluteString
-        let matchable: String
-        if let hash = absolute.utf8.firstIndex(of: UInt8(ascii: "#")) {
-            matchable = String(absolute[..<hash])
-        } else {
-            matchable = absolute
-        }
         let urlRequest: URLRequest
         if var request = original {
             // Writing to a URLRequest copies its storage: only do it when the body came from a stream.
@@ -137,8 +132,7 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
             urlRequest = request
         }
         storage = Storage(
-            method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route,
-            matchableURLString: matchable
+            method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route
         )
     }
 

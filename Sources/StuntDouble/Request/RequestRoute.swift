@@ -15,8 +15,13 @@ struct RequestRoute: Sendable, Hashable {
     let query: String?
     /// `scheme://authority/path?query`: the key of exact-URL stubs.
     let exactKey: String
-    /// `host/path` with any trailing slash removed: the key of host-and-path stubs.
-    let hostPathKey: String
+    /// `host/path` with any trailing slash removed: the key of host-and-path stubs (computed when asked:
+    /// most requests never need it).
+    var hostPathKey: String { host + Self.trimmingTrailingSlash(path) }
+    /// Where the path starts in `exactKey`, in UTF-8 bytes.
+    let pathStart: Int
+    /// Where the query (its `?`) starts in `exactKey`, or its length, in UTF-8 bytes.
+    let queryStart: Int
 
     init?(_ url: URL) {
         guard let scheme = url.scheme.map(Self.lowercasedASCII), let rawHost = Self.canonicalHost(of: url) else {
@@ -45,21 +50,35 @@ struct RequestRoute: Sendable, Hashable {
         key.reserveCapacity(scheme.utf8.count + authority.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 4)
         key += "://"
         key += authority
+        pathStart = key.utf8.count
         key += path
+        queryStart = key.utf8.count
         if let query {
             key += "?"
             key += query
         }
         exactKey = key
-        hostPathKey = host + Self.trimmingTrailingSlash(path)
     }
 
     /// `scheme://authority/path`, what absolute URI templates match.
-    var withoutQuery: String { "\(scheme)://\(authority)\(path)" }
+    var withoutQuery: Substring {
+        let key = exactKey.utf8
+        return Substring(key[..<key.index(key.startIndex, offsetBy: queryStart)])
+    }
 
-    /// The path's segments, without the empty segment before the leading slash.
-    var pathSegments: [Substring] {
-        Array(Substring(path).splitting(at: UInt8(ascii: "/")).dropFirst())
+    /// Calls `body` with the UTF-8 bytes of part of `exactKey`, without copying them: from the scheme or the
+    /// path, with or without the query.
+    func withBytes<Result>(
+        fromPath: Bool, withQuery: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        let start = fromPath ? pathStart : 0
+        let end = withQuery ? exactKey.utf8.count : queryStart
+        if let result = exactKey.utf8.withContiguousStorageIfAvailable({ whole in
+            body(UnsafeBufferPointer(rebasing: whole[start..<end]))
+        }) {
+            return result
+        }
+        return Array(exactKey.utf8)[start..<end].withUnsafeBufferPointer(body)
     }
 
     static func defaultPort(for scheme: String) -> Int? {

@@ -38,7 +38,9 @@ public final class HTTPStubber: Sendable {
     public static let shared = HTTPStubber()
 
     private struct State: Sendable {
-        var registry = StubRegistry()
+        /// The stubs, in a copy-on-write box: a request takes a snapshot with one retain.
+        var stubs = RegistryBox()
+        var registry: StubRegistry { stubs.registry }
         var ignoreRules: [HTTPStubIgnoreRule] = []
         var unhandledMode = UnhandledMode.optout
         var isEnabled = false
@@ -62,7 +64,7 @@ public final class HTTPStubber: Sendable {
     public func add(stub: HTTPStubRequest) {
         state.withLock { state in
             let (definition, version) = stub.attach(to: self)
-            state.registry.register(stub, definition: definition, version: version)
+            state.stubs.update { $0.register(stub, definition: definition, version: version) }
         }
     }
 
@@ -70,7 +72,7 @@ public final class HTTPStubber: Sendable {
     /// - Parameter stub: The stub.
     public func remove(stub: HTTPStubRequest) {
         state.withLock { state in
-            if state.registry.remove(stub.id) != nil {
+            if state.stubs.update({ $0.remove(stub.id) }) != nil {
                 stub.detach(from: self)
             }
         }
@@ -82,7 +84,7 @@ public final class HTTPStubber: Sendable {
             for entry in state.registry.byID.values {
                 entry.stub.detach(from: self)
             }
-            state.registry = StubRegistry()
+            state.stubs = RegistryBox()
         }
     }
 
@@ -102,7 +104,7 @@ public final class HTTPStubber: Sendable {
             guard let registered = state.registry.byID[stub.id] else { return }
             let (definition, version) = stub.snapshot()
             guard version > registered.version else { return }
-            state.registry.register(stub, definition: definition, version: version, keepingPlace: true)
+            state.stubs.update { $0.register(stub, definition: definition, version: version, keepingPlace: true) }
         }
     }
 
@@ -167,8 +169,8 @@ public final class HTTPStubber: Sendable {
     /// - Parameter request: The request.
     /// - Returns: The decision.
     public func decision(for request: HTTPIncomingRequest) -> HTTPStubDecision {
-        let (registry, ignoreRules, mode) = state.withLock { ($0.registry, $0.ignoreRules, $0.unhandledMode) }
-        if let (entry, variables) = registry.firstMatch(request) {
+        let (stubs, ignoreRules, mode) = state.withLock { ($0.stubs, $0.ignoreRules, $0.unhandledMode) }
+        if let (entry, variables) = stubs.firstMatch(request) {
             var matched = request
             matched.templateVariables = variables
             let source = entry.definition.source(for: request.method) ?? .echo
@@ -178,10 +180,11 @@ public final class HTTPStubber: Sendable {
         if let rule = ignoreRules.first(where: { $0.matches(request) }) {
             return .passThrough(.ignored(rule))
         }
-        if mode == .optin, registry.problemCount == 0 {
+        if mode == .optin, stubs.problemCount == 0 {
             return .passThrough(.optIn)
         }
-        return .unmatched(HTTPUnmatchedRequestReport(request: request, registry: registry, ignoreRules: ignoreRules))
+        return .unmatched(
+            HTTPUnmatchedRequestReport(request: request, registry: stubs.registry, ignoreRules: ignoreRules))
     }
 
     /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.
