@@ -107,17 +107,4 @@ import FoundationNetworking
         #expect(!stubber.interceptsSharedSession)
         #expect(throws: HTTPStubberError.self) { try stubber.requireSharedSessionInterception() }
     }
-
-    @Test func enablingRegistersTheProtocolGlobally() async throws {
-        // A session whose configuration lists the registered classes is intercepted while enabled.
-        let stubber = HTTPStubber()
-        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "global"))
-        stubber.enable()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [stubber.urlProtocolClass] + (configuration.protocolClasses ?? [])
-        let (data, _) = try await URLSession(configuration: configuration).data(from: URL(string: "https://g.test/")!)
-        #expect(String(decoding: data, as: UTF8.self) == "global")
-        stubber.disable()
-        #expect(!stubber.isEnabled)
-    }
 }

@@ -16,18 +16,24 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private let lock = NSLock()
     private var chunksStorage: [Chunk] = []
     private var responseStorage: URLResponse?
+    private var responses = 0
     private var continuation: CheckedContinuation<(any Error)?, Never>?
     private var completion: (any Error)??
 
     var chunks: [Chunk] { lock.withLock { chunksStorage } }
     var response: URLResponse? { lock.withLock { responseStorage } }
+    /// How many response heads arrived (one, for a correct delivery).
+    var responseCount: Int { lock.withLock { responses } }
     var body: Data { chunks.reduce(into: Data()) { $0.append($1.data) } }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        lock.withLock { responseStorage = response }
+        lock.withLock {
+            responseStorage = response
+            responses += 1
+        }
         completionHandler(.allow)
     }
 
@@ -125,5 +131,44 @@ extension Locked where Value == Int {
             value += 1
             return value
         }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts connections (the kernel does) but never answers: a server that
+/// hangs, for tests of requests that go to the network.
+final class SilentServer {
+    let port: Int
+    private let socket: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw URLError(.cannotConnectToHost) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw URLError(.cannotConnectToHost)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        socket = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        close(socket)
     }
 }

@@ -63,15 +63,24 @@ extension HTTPStubber {
     /// ``requireSharedSessionInterception()`` throws an error that says what to do instead. Sessions made
     /// from ``sessionConfiguration(from:)`` are stubbed whether the stubber is enabled or not.
     public func enable() {
-        guard !setEnabled(true) else { return }
-        _ = URLProtocol.registerClass(protocolClasses.global)
+        Self.registration.withLock { _ in
+            guard !setEnabled(true) else { return }
+            _ = URLProtocol.registerClass(protocolClasses.global)
+        }
     }
 
     /// Stops intercepting globally; the stubs stay, and sessions made from the stubber stay stubbed.
     public func disable() {
-        guard setEnabled(false) else { return }
-        URLProtocol.unregisterClass(protocolClasses.global)
+        Self.registration.withLock { _ in
+            guard setEnabled(false) else { return }
+            URLProtocol.unregisterClass(protocolClasses.global)
+        }
     }
+
+    /// Serializes `enable()` and `disable()` with their registration, so that the flag and the registered
+    /// classes always agree. A lock of its own: `canInit` (which Foundation calls under its registration lock)
+    /// reads the flag but never takes this one, so the two locks cannot wait on each other.
+    private static let registration = Locked(())
 
     /// Whether requests made with `URLSession.shared` reach this stubber now.
     ///
@@ -79,9 +88,12 @@ extension HTTPStubber {
     public var interceptsSharedSession: Bool {
         guard isEnabled else { return false }
         let global = ObjectIdentifier(protocolClasses.global)
+        let probe = URLRequest(url: URL(string: "https://example.com/")!)
+        // The first class that takes an HTTPS request answers it: ours, or another (Foundation's own HTTP
+        // protocol, another enabled stubber, another library's).
         for protocolClass in URLSession.shared.configuration.protocolClasses ?? [] {
             if ObjectIdentifier(protocolClass) == global { return true }
-            if String(describing: protocolClass).hasSuffix("HTTPURLProtocol") { return false }
+            if (protocolClass as? URLProtocol.Type)?.canInit(with: probe) ?? false { return false }
         }
         #if canImport(FoundationNetworking)
         return false

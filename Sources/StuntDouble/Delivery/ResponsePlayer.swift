@@ -11,10 +11,13 @@ import FoundationNetworking
 /// - it never blocks: waits are timers, and each step schedules the next, so steps of one response run in
 ///   order and other sessions never wait;
 /// - client calls run on the task's work queue when it is known, never after `stopLoading` or the end;
+/// - a suspended task pauses its timeline and a resumed one continues it (URLSession calls `stopLoading` on
+///   suspend and `startLoading` again on resume);
 /// - tasks whose caller keeps only the last body chunk receive the body in one piece, at the time its last
 ///   byte is due; session-delegate tasks receive every chunk when it is due;
-/// - the request's timeout is enforced on the plan's timeline: a gap longer than `timeoutInterval` between
-///   the request and the response head, or between chunks, fails with `URLError(.timedOut)`;
+/// - the timeout (the request's, or the session's `timeoutIntervalForRequest` when the request kept the default)
+///   is enforced on the plan's timeline: a gap longer than it between the request and the response head, or
+///   between chunks, fails with `URLError(.timedOut)`;
 /// - redirects are followed here (the client cannot follow them), cookies are stored in the session's
 ///   storage, download tasks fail with an explanation, and requests the stubber lets through are fetched from
 ///   the network and relayed.
@@ -22,22 +25,31 @@ final class ResponsePlayer: @unchecked Sendable {
     static let maximumRedirects = 20
     private static let timers = DispatchQueue(label: "StuntDouble.ResponsePlayer.timers", attributes: .concurrent)
 
-    private let urlProtocol: URLProtocol
+    /// Weak: the protocol holds its player.
+    private weak var urlProtocol: URLProtocol?
     private let client: (any URLProtocolClient)?
     private let stubber: HTTPStubber
+    let context: TaskIntrospection
+    /// The task's work queue, read once in `startLoading` (on that queue).
+    private let workQueue: DispatchQueue?
+    private let timeout: Double
+    /// The request as the caller made it, whose settings (timeout, cache policy) relayed requests keep.
+    private let original: URLRequest
     private let lock = NSLock()
     // Guarded by `lock`:
     private var steps: [Step] = []
     private var stopped = false
     private var finished = false
+    /// Seconds after the start at which a suspended task paused, or `nil`.
+    private var pausedAt: Double?
+    private var startTime = DispatchTime.now()
     private var timer: DispatchWorkItem?
     private var relayTask: URLSessionDataTask?
     /// When the last event of the timeline (the request, a response head, a chunk) happens, for timeouts.
     private var lastEvent = 0.0
     private var timedOut = false
-    let context: TaskIntrospection
-    private let startTime = DispatchTime.now()
-    private let timeout: Double
+    /// The URL of the request being answered (changes with redirects), for timeout errors.
+    private var currentURL: URL?
 
     private struct Step {
         /// Seconds after the start.
@@ -50,24 +62,37 @@ final class ResponsePlayer: @unchecked Sendable {
         case load(Data)
         case finish
         case fail(any Error)
-        /// Work that decides what comes next (a redirect's next request).
+        /// Work that decides what comes next (a redirect's next request, a relay).
         case then(() -> Void)
         /// A point of the timeline with nothing to deliver (a chunk of a body delivered in one piece).
         case none
     }
 
     private init(
-        urlProtocol: URLProtocol, stubber: HTTPStubber, client: (any URLProtocolClient)?, context: TaskIntrospection,
-        timeout: TimeInterval
+        urlProtocol: URLProtocol, stubber: HTTPStubber, client: (any URLProtocolClient)?, task: URLSessionTask?,
+        request: URLRequest
     ) {
         self.urlProtocol = urlProtocol
         self.stubber = stubber
         self.client = client
+        self.original = request
+        let context = TaskIntrospection(task)
         self.context = context
-        self.timeout = timeout > 0 ? timeout : 60
+        self.workQueue = context.workQueue
+        self.timeout = Self.timeout(of: request, session: context.session)
+        self.currentURL = request.url
     }
 
-    // MARK: - Starting and stopping
+    /// The request's timeout, or the session's when the request kept the default (60 seconds), as
+    /// FoundationNetworking's own HTTP protocol does.
+    private static func timeout(of request: URLRequest, session: URLSession?) -> Double {
+        let requested = request.timeoutInterval
+        if requested != 60, requested > 0 { return requested }
+        if let configured = session?.configuration.timeoutIntervalForRequest, configured > 0 { return configured }
+        return 60
+    }
+
+    // MARK: - Starting, pausing and stopping
 
     /// Answers a request; called in `startLoading`, on the session's work queue.
     ///
@@ -131,8 +156,7 @@ final class ResponsePlayer: @unchecked Sendable {
             return nil
         default:
             let player = ResponsePlayer(
-                urlProtocol: urlProtocol, stubber: stubber, client: client, context: TaskIntrospection(task),
-                timeout: request.timeoutInterval
+                urlProtocol: urlProtocol, stubber: stubber, client: client, task: task, request: request
             )
             player.lock.withLock { player.decide(incoming, decision: decision, hop: 0, at: 0) }
             player.run()
@@ -142,21 +166,57 @@ final class ResponsePlayer: @unchecked Sendable {
 
     /// Stops at once: no client call happens after this returns.
     func stop() {
-        lock.withLock {
+        let relay = lock.withLock { () -> URLSessionDataTask? in
             stopped = true
+            endTimeline()
+            defer { relayTask = nil }
+            return relayTask
+        }
+        // Cancelling a task from a session work queue would deadlock: do it from elsewhere.
+        if let relay {
+            DispatchQueue.global().async { relay.cancel() }
+        }
+    }
+
+    /// Pauses the timeline of a suspended task.
+    func pause() {
+        lock.withLock {
+            guard !stopped, !finished, pausedAt == nil else { return }
+            pausedAt = elapsed
             timer?.cancel()
             timer = nil
-            relayTask?.cancel()
-            relayTask = nil
         }
+    }
+
+    /// Continues the timeline where it paused, when a suspended task resumes; does nothing otherwise (a
+    /// second `resume()` calls `startLoading` again).
+    func resume() {
+        let resumed = lock.withLock { () -> Bool in
+            guard let pausedAt, !stopped, !finished else { return false }
+            // Move the start so that the time spent suspended does not count.
+            startTime = .now() - pausedAt
+            self.pausedAt = nil
+            return true
+        }
+        if resumed {
+            run()
+        }
+    }
+
+    /// Forgets what is left to do once the task ended (so that no timer or closure keeps the player alive).
+    private func endTimeline() {
+        timer?.cancel()
+        timer = nil
+        steps = []
     }
 
     private static func makeIncomingRequest(_ request: URLRequest, task: URLSessionTask?) throws(HTTPStubberError)
         -> HTTPIncomingRequest
     {
-        guard task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil else {
+        guard task is URLSessionUploadTask else {
             return try HTTPIncomingRequest(request)
         }
+        // An upload's body is the task's, not the request's (whose httpBody, if any, is stale).
         switch TaskIntrospection(task).uploadBody() {
         case .notApplicable:
             return try HTTPIncomingRequest(request)
@@ -165,6 +225,9 @@ final class ResponsePlayer: @unchecked Sendable {
             withBody.httpBody = body
             return try HTTPIncomingRequest(withBody)
         case .unreadable(let why):
+            if request.httpBody != nil || request.httpBodyStream != nil {
+                return try HTTPIncomingRequest(request)
+            }
             throw HTTPStubberError(
                 code: .unreadableRequestBody,
                 message: "The body of the upload to \(request.url?.absoluteString ?? "?") cannot be read: \(why). "
@@ -179,6 +242,7 @@ final class ResponsePlayer: @unchecked Sendable {
     /// failure. `offset` is when the request is made, in seconds after the start.
     private func decide(_ request: HTTPIncomingRequest, decision: HTTPStubDecision? = nil, hop: Int, at offset: Double)
     {
+        currentURL = request.url
         switch decision ?? stubber.decision(for: request) {
         case .stub(let plan):
             if let target = Self.redirectTarget(of: plan) {
@@ -197,7 +261,9 @@ final class ResponsePlayer: @unchecked Sendable {
                 appendFinal(plan, at: offset)
             }
         case .passThrough:
-            append(offset, isEvent: false, .then { [self] in relay(request.urlRequest) })
+            append(offset, isEvent: true, .then { [self] in relay(request.urlRequest, first: hop == 0) })
+            // The network's answer must come within the timeout too (a hung relay must not hang the caller).
+            append(offset + timeout, isEvent: false, .fail(timeoutError()))
         case .unmatched(let report):
             append(
                 offset, isEvent: false,
@@ -240,8 +306,7 @@ final class ResponsePlayer: @unchecked Sendable {
         if isEvent {
             if time - lastEvent > timeout {
                 timedOut = true
-                let info = Self.failingURLInfo(urlProtocol.request.url, "The request timed out.")
-                steps.append(Step(time: lastEvent + timeout, action: .fail(URLError(.timedOut, userInfo: info))))
+                steps.append(Step(time: lastEvent + timeout, action: .fail(timeoutError())))
                 return
             }
             lastEvent = max(lastEvent, time)
@@ -249,17 +314,21 @@ final class ResponsePlayer: @unchecked Sendable {
         steps.append(Step(time: time, action: action))
     }
 
+    private func timeoutError() -> URLError {
+        URLError(.timedOut, userInfo: Self.failingURLInfo(currentURL, "The request timed out."))
+    }
+
     // MARK: - Running the timeline
 
     private var elapsed: Double {
-        Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        Double(DispatchTime.now().uptimeNanoseconds &- startTime.uptimeNanoseconds) / 1e9
     }
 
     /// Performs every step that is due, then schedules a wake-up for the next one.
     private func run() {
         lock.lock()
         defer { lock.unlock() }
-        while !stopped, !finished, !steps.isEmpty {
+        while !stopped, !finished, pausedAt == nil, !steps.isEmpty {
             let step = steps[0]
             let wait = step.time - elapsed
             if wait > 0.0002 {
@@ -271,10 +340,15 @@ final class ResponsePlayer: @unchecked Sendable {
         }
     }
 
+    /// Wakes the player at a time (the lock is held). The timer holds the player weakly, so that a cancelled
+    /// timer keeps nothing alive until its deadline.
     private func schedule(after wait: Double) {
+        timer?.cancel()
         let deadline = startTime + (elapsed + wait)
-        let work = DispatchWorkItem { [self] in
-            if let queue = context.workQueue {
+        let queue = workQueue
+        let work = DispatchWorkItem { [weak self] in
+            guard let self else { return }
+            if let queue {
                 queue.async { self.run() }
             } else {
                 run()
@@ -286,6 +360,11 @@ final class ResponsePlayer: @unchecked Sendable {
 
     /// Performs one action; the lock is held, so `stopLoading` cannot interleave with a client call.
     private func perform(_ action: Action) {
+        guard let urlProtocol else {
+            finished = true
+            endTimeline()
+            return
+        }
         switch action {
         case .receive(let response, let policy):
             client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: policy)
@@ -295,9 +374,13 @@ final class ResponsePlayer: @unchecked Sendable {
             }
         case .finish:
             finished = true
+            endTimeline()
             client?.urlProtocolDidFinishLoading(urlProtocol)
         case .fail(let error):
             finished = true
+            endTimeline()
+            relayTask.map { relay in DispatchQueue.global().async { relay.cancel() } }
+            relayTask = nil
             client?.urlProtocol(urlProtocol, didFailWithError: error)
         case .then(let work):
             work()
@@ -307,22 +390,32 @@ final class ResponsePlayer: @unchecked Sendable {
     }
 
     /// Fetches a request the stubber lets through from the network, and relays the answer. The request is
-    /// started from another queue: creating a task from the session work queue would deadlock.
-    private func relay(_ request: URLRequest) {
-        DispatchQueue.global().async { [self] in
-            let task = NetworkRelay.session.dataTask(with: request) { [self] data, response, error in
+    /// started from another queue: creating a task from the session work queue would deadlock. It keeps the
+    /// caller's timeout and cache policy.
+    private func relay(_ request: URLRequest, first: Bool) {
+        var adjusted = request
+        if !first {
+            adjusted.timeoutInterval = timeout
+            adjusted.cachePolicy = original.cachePolicy
+        }
+        let request = adjusted
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            let task = NetworkRelay.session.dataTask(with: request) { [weak self] data, response, error in
+                guard let self else { return }
                 let answer = RelayAnswer(data: data, response: response, error: error)
-                if let queue = context.workQueue {
+                if let queue = workQueue {
                     queue.async { self.deliver(answer) }
                 } else {
                     deliver(answer)
                 }
             }
-            let cancelled = lock.withLock {
+            let proceed = lock.withLock {
+                guard !stopped, !finished else { return false }
                 relayTask = task
-                return stopped
+                return true
             }
-            if !cancelled {
+            if proceed {
                 task.resume()
             }
         }
@@ -338,6 +431,7 @@ final class ResponsePlayer: @unchecked Sendable {
     private func deliver(_ answer: RelayAnswer) {
         lock.withLock {
             guard !stopped, !finished else { return }
+            relayTask = nil
             if let response = answer.response as? HTTPURLResponse, let url = response.url {
                 let setCookie = response.allHeaderFields.compactMap { field -> String? in
                     (field.key as? String)?.lowercased() == "set-cookie" ? field.value as? String : nil

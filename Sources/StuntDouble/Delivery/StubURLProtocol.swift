@@ -10,6 +10,7 @@ import FoundationNetworking
 final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtocol {
     /// Set in `startLoading`, read in `stopLoading`: URLSession calls both on the task's serial work queue.
     private var player: ResponsePlayer?
+    private var started = false
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme, Self.isHTTP(scheme) else { return false }
@@ -32,6 +33,13 @@ final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtoc
     }
 
     override func startLoading() {
+        // URLSession calls startLoading again when a suspended task resumes, and on a second resume(): the
+        // request is answered once, and a resumed answer continues where it paused.
+        guard !started else {
+            player?.resume()
+            return
+        }
+        started = true
         player = ResponsePlayer.start(
             urlProtocol: self, stubber: ProtocolClasses.stubber(for: type(of: self)), client: client, request: request,
             task: task
@@ -39,6 +47,11 @@ final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtoc
     }
 
     override func stopLoading() {
-        player?.stop()
+        // URLSession calls stopLoading when a task is suspended, too: then the answer only pauses.
+        if task?.state == .suspended {
+            player?.pause()
+        } else {
+            player?.stop()
+        }
     }
 }

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+@testable import StuntDouble
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Suspending, resuming, cancelling and timing out, at every stage, including requests relayed to the network.
+@Suite struct LifecycleTests {
+    /// Needs the test's suspend() to reach the session within 3 seconds of the request: true on a loaded
+    /// machine, not under ThreadSanitizer's slowdown (`.ci/run` skips it there).
+    @Test func aSuspendedTaskPausesAndResumesItsResponseOnce() async throws {
+        let stubber = HTTPStubber()
+        let arrived = Signal()
+        let calls = Locked(0)
+        stubber.add(
+            stub: HTTPStubRequest().stub(
+                for: .get,
+                responseProvider: { _, _ in
+                    calls.increment()
+                    arrived.fire()
+                    let response = HTTPStubResponse()
+                    // Long enough that the test's suspend() reaches the session first even on a loaded machine
+                    // (the suspension and the delivery go through the same serial queue, in order).
+                    response.responseTime = .delayedBy(3)
+                    response.body = Data("once".utf8)
+                    return response
+                }))
+        let delegate = RecordingDelegate()
+        let task = stubber.session(delegate: delegate).dataTask(with: URL(string: "https://a.test/")!)
+        let start = ContinuousClock.now
+        task.resume()
+        await arrived.wait()
+        task.suspend()
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(delegate.responseCount == 0, "nothing arrives while suspended")
+        task.resume()
+        #expect(await delegate.completed() == nil)
+        #expect(delegate.responseCount == 1)
+        #expect(String(decoding: delegate.body, as: UTF8.self) == "once")
+        #expect(calls.value == 1, "the stub answered once: resuming does not ask it again")
+        #expect(secondsSince(start) >= 3.4, "3 s of delay plus 0.4 s suspended")
+    }
+
+    @Test func aSecondResumeDoesNotAnswerTwice() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().stub(for: .get) {
+                $0.responseTime = .delayedBy(0.2); $0.body = Data("one".utf8)
+            })
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .get, body: "now"))
+        for url in ["https://a.test/later", "https://a.test/now"] {
+            let delegate = RecordingDelegate()
+            let task = stubber.session(delegate: delegate).dataTask(with: URL(string: url)!)
+            task.resume()
+            task.resume()
+            #expect(await delegate.completed() == nil)
+            #expect(delegate.responseCount == 1, "\(url)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(delegate.responseCount == 1, "\(url): no late second answer")
+        }
+    }
+
+    @Test func cancellingAfterASecondResume() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get) { $0.responseTime = .delayedBy(0.3) })
+        let delegate = RecordingDelegate()
+        let task = stubber.session(delegate: delegate).dataTask(with: URL(string: "https://a.test/")!)
+        task.resume()
+        task.resume()
+        task.cancel()
+        let error = await delegate.completed()
+        #expect((error as? URLError)?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(500))  // past the delay: no client call after stopLoading
+        #expect(delegate.responseCount == 0)
+    }
+
+    @Test func cancellingARelayedRequest() async throws {
+        let server = try SilentServer()
+        let stubber = HTTPStubber()
+        stubber.unhandledMode = .optin
+        let session = stubber.session()
+        let request = Task { try await session.data(from: URL(string: "http://127.0.0.1:\(server.port)/hang")!) }
+        try await Task.sleep(for: .milliseconds(200))
+        request.cancel()
+        do {
+            _ = try await request.value
+            Issue.record("expected a cancellation")
+        } catch {
+            #expect((error as? URLError)?.code == .cancelled, "\(error)")
+        }
+    }
+
+    @Test func aRelayedRequestThatHangsTimesOut() async throws {
+        let server = try SilentServer()
+        let stubber = HTTPStubber()
+        stubber.add(ignoreURL: "http://127.0.0.1:\(server.port)/", options: [.ignorePath])
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/hang")!)
+        // Whole seconds: FoundationNetworking's HTTP stack truncates a timeout to seconds (0.5 becomes 0).
+        request.timeoutInterval = 1
+        let start = ContinuousClock.now
+        do {
+            _ = try await stubber.session().data(for: request)
+            Issue.record("expected a timeout")
+        } catch {
+            #expect((error as? URLError)?.code == .timedOut, "\(error)")
+        }
+        #expect(secondsSince(start) >= 0.9)
+    }
+
+    @Test func theSessionTimeoutApplies() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get) { $0.responseDelay = 30 })
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 0.3
+        let start = ContinuousClock.now
+        do {
+            _ = try await stubber.session(configuration: configuration).data(from: URL(string: "https://a.test/")!)
+            Issue.record("expected a timeout")
+        } catch let error as URLError {
+            #expect(error.code == .timedOut)
+        }
+        #expect(secondsSince(start) < 20, "well before the 30-second delay")
+    }
+
+    @Test func aTimeoutAfterARedirectNamesTheURLThatTimedOut() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://a.test/start").stub(for: .get) {
+                $0.statusCode = .found
+                $0.headers[.location] = "/slow"
+            })
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/slow").stub(for: .get) { $0.responseDelay = 10 })
+        var request = URLRequest(url: URL(string: "https://a.test/start")!)
+        request.timeoutInterval = 0.3
+        do {
+            _ = try await stubber.session().data(for: request)
+            Issue.record("expected a timeout")
+        } catch let error as URLError {
+            #expect(error.code == .timedOut)
+            #expect(error.failingURL == URL(string: "https://a.test/slow"))
+        }
+    }
+
+    @Test func anUploadIsMatchedOnItsOwnBodyNotAStaleOne() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "*").stubEcho())
+        var request = URLRequest(url: URL(string: "https://a.test/upload")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data("stale".utf8)
+        let (data, _) = try await stubber.session().upload(for: request, from: Data("uploaded".utf8))
+        #expect(String(decoding: data, as: UTF8.self) == "uploaded")
+    }
+
+    @Test func everyKindOfDownloadFailsWithTheExplanation() async throws {
+        #if canImport(FoundationNetworking)
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "file"))
+        do {
+            _ = try await stubber.session().download(from: URL(string: "https://a.test/file")!)
+            Issue.record("expected an error")
+        } catch let error as HTTPStubberError {
+            #expect(error.code == .unsupportedTask)
+        }
+        let delegate = RecordingDelegate()
+        stubber.session(delegate: delegate).downloadTask(with: URL(string: "https://a.test/file")!).resume()
+        #expect((await delegate.completed() as? HTTPStubberError)?.code == .unsupportedTask)
+        #endif
+    }
+}
+
+@Suite struct ReflectionCanaryTests {
+    /// FoundationNetworking's private facts that delivery reads, found on this Foundation.
+    @Test func theTaskStateDeliveryReadsIsFound() async throws {
+        #if canImport(FoundationNetworking)
+        let stubber = HTTPStubber()
+        let delegateSession = stubber.session(delegate: RecordingDelegate())
+        let delegateTask = delegateSession.dataTask(with: URL(string: "https://a.test/")!)
+        let completionTask = delegateSession.dataTask(with: URL(string: "https://a.test/")!) { _, _, _ in }
+        // The session records its tasks on its work queue; delivery reads them there, in startLoading. Wait
+        // until that queue has recorded these two.
+        await withCheckedContinuation { done in delegateSession.getAllTasks { _ in done.resume() } }
+        let delegateContext = TaskIntrospection(delegateTask)
+        #expect(delegateContext.session === delegateSession)
+        #expect(delegateContext.workQueue != nil)
+        #expect(delegateContext.receivesChunks)
+
+        #expect(!TaskIntrospection(completionTask).receivesChunks)
+
+        var upload = URLRequest(url: URL(string: "https://a.test/")!)
+        upload.httpMethod = "POST"
+        let uploadTask = delegateSession.uploadTask(with: upload, from: Data("body".utf8))
+        guard case .body(let body) = TaskIntrospection(uploadTask).uploadBody() else {
+            Issue.record("the upload body was not found")
+            return
+        }
+        #expect(body == Data("body".utf8))
+        #endif
+    }
+}
+
+@Suite struct GlobalRegistrationTests {
+    @Test func enablingAndDisablingTheRegisteredClass() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "global"))
+        // A session that lists the class enable() registers, first: what URLSession.shared gets when enable()
+        // runs before any session exists.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [stubber.protocolClasses.global] + (configuration.protocolClasses ?? [])
+        configuration.timeoutIntervalForRequest = 2
+        let session = URLSession(configuration: configuration)
+        stubber.enable()
+        let (data, _) = try await session.data(from: URL(string: "http://127.0.0.1:9/global")!)
+        #expect(String(decoding: data, as: UTF8.self) == "global")
+        stubber.disable()
+        // Disabled, the class declines and the request goes on to Foundation's HTTP protocol: the network.
+        do {
+            _ = try await session.data(from: URL(string: "http://127.0.0.1:9/global")!)
+            Issue.record("a disabled stubber must not answer")
+        } catch {
+            #expect(error is URLError, "\(error)")
+        }
+    }
+}
