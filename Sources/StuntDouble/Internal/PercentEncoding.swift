@@ -63,6 +63,12 @@ enum PercentEncoding {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Decodes percent-encoded UTF-8 bytes; a `%` not followed by two hex digits is kept as is.
+    static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
+        return decode(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// Decodes percent-encoded bytes; a `%` not followed by two hex digits is kept as is.
     static func decode<S: StringProtocol>(_ string: S) -> String {
         guard string.utf8.contains(UInt8(ascii: "%")) else { return String(string) }

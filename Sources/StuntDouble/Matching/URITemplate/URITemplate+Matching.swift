@@ -17,6 +17,8 @@ struct CompiledParts: Sendable {
     let bytes: [UInt8]
     /// For each part, its literal's range in `bytes`, or `nil` for an expression.
     let literals: [Range<Int>?]
+    /// For each part that is a plain `{name}` (one variable, no operator or modifier), that variable.
+    let plainVariables: [URITemplate.Variable?]
 
     init(_ parts: [URITemplate.Part]) {
         var bytes: [UInt8] = []
@@ -33,6 +35,13 @@ struct CompiledParts: Sendable {
         self.parts = parts
         self.bytes = bytes
         self.literals = literals
+        self.plainVariables = parts.map { part in
+            guard case .expression(let expression) = part, expression.op == .simple,
+                expression.variables.count == 1, let variable = expression.variables.first, !variable.explode,
+                variable.prefix == nil
+            else { return nil }
+            return variable
+        }
     }
 }
 
@@ -44,6 +53,7 @@ struct PartMatcher {
     private let parts: [URITemplate.Part]
     private let bytes: [UInt8]
     private let literals: [Range<Int>?]
+    private let plainVariables: [URITemplate.Variable?]
 
     /// Query expressions matched by name against the query string, in any order (see
     /// `URITemplateRoute`), or `nil` when the template has none.
@@ -54,6 +64,7 @@ struct PartMatcher {
         self.parts = compiled.parts
         self.bytes = compiled.bytes
         self.literals = compiled.literals
+        self.plainVariables = compiled.plainVariables
         self.lenientQuery = lenientQuery
     }
 
@@ -107,12 +118,22 @@ struct PartMatcher {
             case .none:
                 break
             }
-            let span = Substring(decoding: input[position..<candidate], as: UTF8.self)
-            guard let bindings = Self.bind(expression, span) else { continue }
             var trial = bound
-            guard Self.merge(bindings, into: &trial.variables, prefixed: &trial.prefixed),
-                step(index + 1, candidate, input, &trial)
-            else { continue }
+            if let variable = plainVariables[index],
+                !input[position..<candidate].contains(UInt8(ascii: ","))
+            {
+                // A plain `{name}`: the span is the value. No bindings to build and no items to split.
+                guard candidate > position else { continue }
+                let value = URITemplate.Value.string(PercentEncoding.decode(input[position..<candidate]))
+                guard Self.merge(CollectionOfOne((variable, value)), into: &trial.variables, prefixed: &trial.prefixed)
+                else { continue }
+            } else {
+                let span = Substring(decoding: input[position..<candidate], as: UTF8.self)
+                guard let bindings = Self.bind(expression, span),
+                    Self.merge(bindings, into: &trial.variables, prefixed: &trial.prefixed)
+                else { continue }
+            }
+            guard step(index + 1, candidate, input, &trial) else { continue }
             bound = trial
             return true
         }
@@ -271,7 +292,8 @@ struct PartMatcher {
     /// prefix variable (`{var:3}`) holding exactly the first characters of the full value (as in
     /// `{/var:1,var}`). `prefixed` records variables so far bound only through a prefix, and its length.
     static func merge(
-        _ bindings: [Binding], into variables: inout [String: URITemplate.Value], prefixed: inout [String: Int]
+        _ bindings: some Sequence<Binding>, into variables: inout [String: URITemplate.Value],
+        prefixed: inout [String: Int]
     ) -> Bool {
         for (variable, value) in bindings {
             let name = variable.name
