@@ -108,7 +108,7 @@ func secondsSince(_ start: ContinuousClock.Instant) -> Double {
 }
 
 /// A value behind a lock, for counters shared with stubs' closures.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+final class SharedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
 
@@ -123,7 +123,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-extension Locked where Value == Int {
+extension SharedValue where Value == Int {
     /// Adds one; returns the new value.
     @discardableResult
     func increment() -> Int {

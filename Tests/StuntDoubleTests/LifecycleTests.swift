@@ -14,7 +14,7 @@ import FoundationNetworking
     @Test func aSuspendedTaskPausesAndResumesItsResponseOnce() async throws {
         let stubber = HTTPStubber()
         let arrived = Signal()
-        let calls = Locked(0)
+        let calls = SharedValue(0)
         stubber.add(
             stub: HTTPStubRequest().stub(
                 for: .get,

@@ -71,7 +71,7 @@ import FoundationNetworking
         // Ordering, not timing: the fast request must complete while every slow one is still waiting for its
         // 30-second stub. A stub that blocked FoundationNetworking's shared work queue would hold it back.
         let slowStubber = HTTPStubber()
-        let arrived = Locked(0)
+        let arrived = SharedValue(0)
         let allArrived = Signal()
         slowStubber.add(
             stub: HTTPStubRequest().stub(
@@ -85,7 +85,7 @@ import FoundationNetworking
         let fastStubber = HTTPStubber()
         fastStubber.add(stub: HTTPStubRequest().stub(for: .get, body: "fast"))
         let slowSessions = (0..<5).map { _ in slowStubber.session() }
-        let slowFinished = Locked(0)
+        let slowFinished = SharedValue(0)
         let slow = slowSessions.map { session in
             Task {
                 defer { _ = slowFinished.increment() }
