@@ -5,9 +5,11 @@ let package = Package(
     name: "StuntDouble",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
-        .library(name: "StuntDouble", targets: ["StuntDouble"])
+        .library(name: "StuntDouble", targets: ["StuntDouble"]),
+        .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Test-only: real clients that no one here wrote, run over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -15,7 +17,18 @@ let package = Package(
     ],
     targets: [
         .target(name: "StuntDouble"),
+        .target(
+            name: "StuntDoubleTargets",
+            dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"]),
+        .testTarget(
+            name: "StuntDoubleTargetsTests",
+            dependencies: [
+                "StuntDoubleTargets", "StuntDouble",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "StuntDoubleIntegrationTests",
             dependencies: [
