@@ -48,7 +48,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The error that caused this one, such as a `URLError`.
     public let underlyingError: (any Error)?
 
-    init(_ code: Code, _ message: String, response: Response? = nil, underlying: (any Error)? = nil) {
+    /// Creates an error, for plugins that turn a result into a failure and for test doubles.
+    /// - Parameters:
+    ///   - code: The kind of problem.
+    ///   - message: What went wrong and what to do.
+    ///   - response: The response, when there is one.
+    ///   - underlying: The error that caused this one.
+    public init(_ code: Code, _ message: String, response: Response? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.response = response

@@ -17,10 +17,15 @@ extension APIProvider {
     }
 
     /// Sends a target's request (or stubs it) and calls a completion handler with the result.
+    ///
+    /// An immediately stubbed request with no callback queue completes before this method returns (as
+    /// tests written for synchronous stubs expect). Otherwise the completion runs on the callback queue, or on
+    /// any thread when there is none.
     /// - Parameters:
     ///   - target: The target.
     ///   - callbackQueue: The queue for the completion, or `nil` for the provider's.
-    ///   - completion: Called once with the result; with a cancellation error if the request was cancelled.
+    ///   - completion: Called once with the result. If ``Cancellable/cancel()`` returns before the completion
+    ///     runs, the result is the cancellation, never a late success.
     /// - Returns: A token that cancels the request.
     @discardableResult
     public func request(
@@ -28,33 +33,36 @@ extension APIProvider {
         completion: @escaping @Sendable (Result<Response, APIError>) -> Void
     ) -> any Cancellable {
         let queue = callbackQueue ?? self.callbackQueue
-        let task = Task {
-            var result = await self.result(for: target)
-            if Task.isCancelled, case .success = result {
-                result = .failure(Self.cancelled(target))
-            }
-            let final = result
+        let token = CompletionToken()
+        let deliver: @Sendable (Result<Response, APIError>) -> Void = { result in
+            // Claimed at the last moment: a cancel() that returned before this point wins.
+            guard let final = token.claim(result, cancelled: Self.cancelled(target)) else { return }
+            completion(final)
+        }
+        if queue == nil, stubBehavior(for: target) == .immediate {
+            deliver(immediateResult(for: target))
+            return token
+        }
+        token.task = Task {
+            let result = await self.result(for: target)
             if let queue {
-                queue.async { completion(final) }
+                queue.async { deliver(result) }
             } else {
-                completion(final)
+                deliver(result)
             }
         }
-        return CancellableTask(task: task)
+        return token
     }
 
     /// The whole request: endpoint, plugins, real or stubbed answer, validation, plugins.
+    ///
+    /// A request that cannot be built (see ``Endpoint/urlRequest()``) is never prepared nor sent: plugins see
+    /// only its failure, in ``PluginType/didReceive(_:target:)`` and ``PluginType/process(_:target:)``.
     func result(for target: Target) async -> Result<Response, APIError> {
-        let endpoint = endpoint(target)
-        let request: URLRequest
-        do {
-            request = try endpoint.urlRequest()
-        } catch {
-            return finish(.failure(error), target: target)
-        }
-        let prepared = plugins.reduce(request) { $1.prepare($0, target: target) }
-        for plugin in plugins {
-            plugin.willSend(prepared, target: target)
+        let (endpoint, prepared): (Endpoint, URLRequest)
+        switch prepare(target) {
+        case .failure(let error): return finish(.failure(error), target: target)
+        case .success(let built): (endpoint, prepared) = built
         }
         let answer: Result<Response, APIError>
         switch stubBehavior(for: target) {
@@ -64,13 +72,46 @@ extension APIProvider {
             answer = Task.isCancelled ? .failure(Self.cancelled(target)) : Self.stub(endpoint, request: prepared)
         case .delayed(let seconds):
             do {
-                try await Task.sleep(for: .seconds(max(0, seconds)))
+                try await Task.sleep(for: .seconds(Self.delay(seconds)))
                 answer = Self.stub(endpoint, request: prepared)
             } catch {
                 answer = .failure(Self.cancelled(target))
             }
         }
         return finish(Self.validate(answer, target.validationType), target: target)
+    }
+
+    /// The same steps for an immediately stubbed request, without suspending.
+    private func immediateResult(for target: Target) -> Result<Response, APIError> {
+        switch prepare(target) {
+        case .failure(let error):
+            return finish(.failure(error), target: target)
+        case .success(let (endpoint, prepared)):
+            return finish(Self.validate(Self.stub(endpoint, request: prepared), target.validationType), target: target)
+        }
+    }
+
+    /// The endpoint and its request, prepared by every plugin, which are then told it is being sent.
+    private func prepare(_ target: Target) -> Result<(Endpoint, URLRequest), APIError> {
+        let endpoint = endpoint(target)
+        let request: URLRequest
+        do {
+            request = try endpoint.urlRequest()
+        } catch {
+            return .failure(error)
+        }
+        let prepared = plugins.reduce(request) { $1.prepare($0, target: target) }
+        for plugin in plugins {
+            plugin.willSend(prepared, target: target)
+        }
+        return .success((endpoint, prepared))
+    }
+
+    /// A delay in seconds that `Task.sleep` accepts: negative or NaN is none, longer than a year (or infinite)
+    /// is a year, in effect until cancelled.
+    private static func delay(_ seconds: TimeInterval) -> Double {
+        guard seconds > 0 else { return 0 }
+        return min(seconds, 365 * 24 * 3600)
     }
 
     private func finish(_ result: Result<Response, APIError>, target: Target) -> Result<Response, APIError> {
@@ -126,13 +167,44 @@ extension APIProvider {
     }
 }
 
-/// Cancels the task that runs a request.
-struct CancellableTask: Cancellable {
-    let task: Task<Void, Never>
+/// A request's cancellation and its single delivery: whichever comes first of `cancel()` and the moment the
+/// completion is about to run decides what the completion receives.
+final class CompletionToken: Cancellable, @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    private var delivered = false
+    private var storedTask: Task<Void, Never>?
 
-    var isCancelled: Bool { task.isCancelled }
+    var task: Task<Void, Never>? {
+        get { lock.withLock { storedTask } }
+        set {
+            let cancelNow = lock.withLock { () -> Bool in
+                storedTask = newValue
+                return cancelled
+            }
+            if cancelNow { newValue?.cancel() }
+        }
+    }
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
 
     func cancel() {
-        task.cancel()
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            cancelled = true
+            return storedTask
+        }
+        task?.cancel()
+    }
+
+    /// The result to deliver (the cancellation, if `cancel()` came first), or `nil` if it was delivered already.
+    func claim(_ result: Result<Response, APIError>, cancelled error: APIError) -> Result<Response, APIError>? {
+        lock.withLock {
+            guard !delivered else { return nil }
+            delivered = true
+            if cancelled, case .success = result {
+                return .failure(error)
+            }
+            return result
+        }
     }
 }

@@ -13,7 +13,8 @@ import FoundationNetworking
 /// ```
 ///
 /// Stubbed and real results go through the same plugins and the same status validation. The closures are
-/// called one at a time (they need not be `@Sendable`: you may store one in a `let` first, as the seed does).
+/// called one at a time (they need not be `@Sendable`: you may store one in a `let` first, as the seed does),
+/// so keep them fast and never make them wait for another thread.
 public final class APIProvider<Target: TargetType>: Sendable {
     /// Maps a target to its endpoint.
     public typealias EndpointClosure = (Target) -> Endpoint
@@ -106,6 +107,6 @@ public final class APIProvider<Target: TargetType>: Sendable {
 public protocol Cancellable: Sendable {
     /// Whether the request was cancelled.
     var isCancelled: Bool { get }
-    /// Cancels the request: its completion reports the cancellation (never a late success).
+    /// Cancels the request: a completion that has not started yet reports the cancellation.
     func cancel()
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// What an ``APIProvider`` request received: status, body, and the request and response behind them.
-public final class Response: Sendable, CustomStringConvertible {
+public final class Response: Sendable, Equatable, CustomStringConvertible {
     /// The status code.
     public let statusCode: Int
     /// The body.
@@ -33,7 +33,24 @@ public final class Response: Sendable, CustomStringConvertible {
         "Status Code: \(statusCode), Data Length: \(data.count)"
     }
 
+    /// Compares status code, data and response.
+    /// - Parameters:
+    ///   - lhs: A response.
+    ///   - rhs: Another response.
+    /// - Returns: Whether they are equal.
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.data == rhs.data && lhs.response == rhs.response
+    }
+
     // MARK: - Filtering
+
+    /// The response if its status code is one code.
+    /// - Parameter statusCode: The accepted code.
+    /// - Returns: The response.
+    /// - Throws: ``APIError`` with code ``APIError/Code/statusCode`` otherwise.
+    public func filter(statusCode: Int) throws(APIError) -> Response {
+        try filter(statusCodes: statusCode...statusCode)
+    }
 
     /// The response if its status code is in a range.
     /// - Parameter statusCodes: The accepted codes.
@@ -67,10 +84,11 @@ public final class Response: Sendable, CustomStringConvertible {
 
     // MARK: - Mapping
 
-    /// The body decoded as a type, optionally from the value at a key path (`"data.user"`).
+    /// The body decoded as a type, optionally from the value at a key path (`"data.user"`, `"items.0"`).
     /// - Parameters:
     ///   - type: The type.
-    ///   - keyPath: Dot-separated object keys to the value to decode, or `nil` for the whole body.
+    ///   - keyPath: Dot-separated object keys (or array indices) to the value to decode, or `nil` for the whole
+    ///     body.
     ///   - decoder: The decoder.
     /// - Returns: The decoded value.
     /// - Throws: ``APIError`` with code ``APIError/Code/decoding`` naming the type and the problem.
@@ -91,7 +109,11 @@ public final class Response: Sendable, CustomStringConvertible {
             }
             var current: Any? = object
             for key in keyPath.split(separator: ".") {
-                current = (current as? [String: Any])?[String(key)]
+                if let array = current as? [Any], let index = Int(key) {
+                    current = array.indices.contains(index) ? array[index] : nil
+                } else {
+                    current = (current as? [String: Any])?[String(key)]
+                }
             }
             guard let value = current, !(value is NSNull) else {
                 throw APIError(.decoding, "The body has no value at the key path \"\(keyPath)\".", response: self)

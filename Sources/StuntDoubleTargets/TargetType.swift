@@ -51,10 +51,25 @@ extension TargetType {
 }
 
 extension URL {
-    /// The URL of a target: its base URL with its path appended.
+    /// The URL of a target: its base URL with its path appended. A query in the path (`/search?q=x`) is kept
+    /// as a query, after any query of the base URL.
     /// - Parameter target: The target.
     public init<Target: TargetType>(target: Target) {
-        self = target.path.isEmpty ? target.baseURL : target.baseURL.appendingPathComponent(target.path)
+        var path = Substring(target.path)
+        var query: Substring?
+        if let mark = path.firstIndex(of: "?") {
+            query = path[path.index(after: mark)...]
+            path = path[..<mark]
+        }
+        let base = path.isEmpty ? target.baseURL : target.baseURL.appendingPathComponent(String(path))
+        guard let query, !query.isEmpty, var components = URLComponents(url: base, resolvingAgainstBaseURL: false)
+        else {
+            self = base
+            return
+        }
+        let existing = components.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + query
+        self = components.url ?? base
     }
 }
 

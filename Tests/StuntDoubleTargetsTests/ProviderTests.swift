@@ -9,20 +9,34 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Records every plugin call, in order.
-final class RecordingPlugin: PluginType, @unchecked Sendable {
+/// A log that several plugins write to, in order.
+final class CallLog: @unchecked Sendable {
     private let lock = NSLock()
     private var log: [String] = []
-    let name: String
-
-    init(_ name: String) {
-        self.name = name
-    }
 
     var calls: [String] { lock.withLock { log } }
 
+    func record(_ call: String) {
+        lock.withLock { log.append(call) }
+    }
+}
+
+/// Records every plugin call, in order, in its own log and a shared one.
+final class RecordingPlugin: PluginType, @unchecked Sendable {
+    private let own = CallLog()
+    private let shared: CallLog?
+    let name: String
+
+    init(_ name: String, shared: CallLog? = nil) {
+        self.name = name
+        self.shared = shared
+    }
+
+    var calls: [String] { own.calls }
+
     private func record(_ call: String) {
-        lock.withLock { log.append("\(name).\(call)") }
+        own.record("\(name).\(call)")
+        shared?.record("\(name).\(call)")
     }
 
     func prepare(_ request: URLRequest, target: any TargetType) -> URLRequest {
@@ -51,13 +65,75 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
 
 @Suite struct ProviderTests {
     @Test func pluginsSeeStubbedRequestsInOrder() async throws {
-        let first = RecordingPlugin("a")
-        let second = RecordingPlugin("b")
-        let provider = APIProvider<GitHub>(stubClosure: APIProvider.immediatelyStub, plugins: [first, second])
+        let log = CallLog()
+        let provider = APIProvider<GitHub>(
+            stubClosure: APIProvider.immediatelyStub,
+            plugins: [RecordingPlugin("a", shared: log), RecordingPlugin("b", shared: log)])
         let response = try await provider.request(.zen)
         #expect(response.request?.value(forHTTPHeaderField: "X-Plugins") == "ab", "prepared by both, in order")
-        #expect(first.calls == ["a.prepare", "a.willSend(ab)", "a.didReceive(200)", "a.process"])
-        #expect(second.calls == ["b.prepare", "b.willSend(ab)", "b.didReceive(200)", "b.process"])
+        #expect(
+            log.calls == [
+                "a.prepare", "b.prepare", "a.willSend(ab)", "b.willSend(ab)", "a.didReceive(200)", "b.didReceive(200)",
+                "a.process", "b.process",
+            ])
+    }
+
+    @Test func pluginsCanTurnAResultIntoAFailureInTurn() async throws {
+        /// Turns a 200 whose body says "error" into a failure.
+        struct ErrorPayload: PluginType {
+            func process(_ result: Result<Response, APIError>, target: any TargetType) -> Result<Response, APIError> {
+                guard case .success(let response) = result, response.data.starts(with: Data("Half".utf8)) else {
+                    return result
+                }
+                return .failure(APIError(.statusCode, "the payload reports an error", response: response))
+            }
+        }
+        let after = RecordingPlugin("after")
+        let provider = APIProvider<GitHub>(stubClosure: APIProvider.immediatelyStub, plugins: [ErrorPayload(), after])
+        do {
+            _ = try await provider.request(.zen)
+            Issue.record("expected the plugin's failure")
+        } catch {
+            #expect(error.message == "the payload reports an error")
+            #expect(error.response?.statusCode == 200)
+        }
+        #expect(after.calls.last == "after.process", "the next plugin processes the changed result")
+    }
+
+    @Test func aRequestThatCannotBeBuiltReachesPluginsAsAFailure() async throws {
+        let plugin = RecordingPlugin("p")
+        let provider = APIProvider<Configurable>(stubClosure: APIProvider.immediatelyStub, plugins: [plugin])
+        let missing = URL(fileURLWithPath: "/nonexistent/stuntdouble")
+        do {
+            _ = try await provider.request(
+                Configurable(task: .uploadMultipart([MultipartFormBodyPart(provider: .file(missing), name: "f")])))
+            Issue.record("expected a mapping error")
+        } catch {
+            #expect(error.code == .requestMapping)
+        }
+        #expect(plugin.calls == ["p.didReceive(requestMapping)", "p.process"], "never prepared nor sent")
+    }
+
+    @Test(arguments: [
+        (ValidationType.successCodes, 302, false), (.successAndRedirectCodes, 302, true),
+        (.customCodes([418]), 418, true),
+        (.customCodes([418]), 200, false), (ValidationType.none, 500, true),
+    ])
+    func validationAppliesToStubs(validation: ValidationType, status: Int, accepted: Bool) async throws {
+        let provider = APIProvider<Configurable>(
+            endpointClosure: { target in
+                Endpoint(
+                    url: URL(target: target).absoluteString,
+                    sampleResponseClosure: { .networkResponse(status, Data()) },
+                    method: target.method, task: target.task, httpHeaderFields: target.headers)
+            }, stubClosure: APIProvider.immediatelyStub)
+        let result = await withCheckedContinuation { done in
+            provider.request(Configurable(validationType: validation)) { done.resume(returning: $0) }
+        }
+        switch result {
+        case .success(let response): #expect(accepted && response.statusCode == status)
+        case .failure(let error): #expect(!accepted && error.code == .statusCode)
+        }
     }
 
     @Test func stubbedAndRealResponsesAreValidatedAlike() async throws {
@@ -125,7 +201,7 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
     }
 
     @Test func cancellingADelayedStubReportsCancellation() async throws {
-        let provider = APIProvider<GitHub>(stubClosure: APIProvider.delayedStub(30))
+        let provider = APIProvider<GitHub>(stubClosure: APIProvider.delayedStub(.infinity))
         let request = Task { try await provider.request(.zen) }
         try await Task.sleep(for: .milliseconds(50))
         request.cancel()
@@ -137,18 +213,33 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
         }
     }
 
-    @Test func theCompletionAPIReportsResultsAndCancellation() async throws {
+    @Test func anImmediateStubCompletesBeforeRequestReturns() throws {
         let provider = APIProvider<GitHub>(stubClosure: APIProvider.immediatelyStub)
-        let result = await withCheckedContinuation { done in
-            provider.request(.zen) { done.resume(returning: $0) }
-        }
-        #expect(try result.get().statusCode == 200)
+        let received = CallLog()
+        provider.request(.zen) { result in received.record("\((try? result.get())?.statusCode ?? 0)") }
+        #expect(received.calls == ["200"], "as tests written for synchronous stubs expect")
+    }
 
+    @Test func completionsRunOnTheCallbackQueue() async throws {
+        let queue = DispatchQueue(label: "callbacks")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        for provider in [
+            APIProvider<GitHub>(stubClosure: APIProvider.immediatelyStub, callbackQueue: queue),
+            APIProvider<GitHub>(stubClosure: APIProvider.delayedStub(0.05), callbackQueue: queue),
+        ] {
+            let onQueue = await withCheckedContinuation { done in
+                provider.request(.zen) { _ in done.resume(returning: DispatchQueue.getSpecific(key: key) == true) }
+            }
+            #expect(onQueue)
+        }
+    }
+
+    @Test func theCompletionAPIReportsResultsAndCancellation() async throws {
         let delayed = APIProvider<GitHub>(stubClosure: APIProvider.delayedStub(0.3))
         let cancelled = await withCheckedContinuation { done in
             let token = delayed.request(.zen, callbackQueue: .global()) { done.resume(returning: $0) }
             token.cancel()
-            #expect(token.isCancelled)
         }
         guard case .failure(let error) = cancelled else {
             Issue.record("a cancelled request must not succeed late")

@@ -79,6 +79,44 @@ struct Configurable: TargetType {
         #expect(text(post.httpBody) == "q=x")
     }
 
+    @Test func optionalParametersAreUnwrapped() throws {
+        let cursor: String? = "abc"
+        let limit: Int? = 3
+        let missing: Int? = nil
+        let parameters: [String: any Sendable] = [
+            "cursor": cursor, "limit": limit, "missing": missing, "ids": [1, nil, 3] as [Int?],
+        ]
+        let query = try request(.requestParameters(parameters: parameters, encoding: .queryString))
+        #expect(query.url?.query == "cursor=abc&ids%5B%5D=1&ids%5B%5D=3&limit=3")
+        let json = try request(.requestParameters(parameters: parameters, encoding: .json))
+        #expect(text(json.httpBody) == #"{"cursor":"abc","ids":[1,3],"limit":3}"#)
+        let empty = try request(.requestParameters(parameters: [:], encoding: .json))
+        #expect(text(empty.httpBody) == "{}", "a JSON API gets a JSON body even without parameters")
+        #expect(empty.value(forHTTPHeaderField: "Content-Type") == "application/json")
+    }
+
+    @Test func queriesMergeWithTheBaseURLsAndThePaths() throws {
+        let target = Configurable(
+            baseURL: URL(string: "https://api.example.com/v1?key=k")!, path: "/search?q=swift",
+            task: .requestParameters(parameters: ["page": 2], encoding: .queryString))
+        let request = try APIProvider<Configurable>.defaultEndpointMapping(for: target).urlRequest()
+        #expect(request.url?.absoluteString == "https://api.example.com/v1/search?key=k&q=swift&page=2")
+        let emptyQuery = Configurable(
+            baseURL: URL(string: "https://api.example.com/v1?")!,
+            task: .requestParameters(parameters: ["a": 1], encoding: .queryString))
+        #expect(try APIProvider<Configurable>.defaultEndpointMapping(for: emptyQuery).urlRequest().url?.query == "a=1")
+    }
+
+    @Test(arguments: [
+        (HTTPMethod.get, true), (.head, true), (.delete, true), (.post, false), (.put, false), (.patch, false),
+    ])
+    func methodDependentEncodingFollowsTheMethod(method: HTTPMethod, inQuery: Bool) throws {
+        let request = try request(
+            .requestParameters(parameters: ["q": "x"], encoding: .methodDependent), method: method)
+        #expect((request.url?.query == "q=x") == inQuery)
+        #expect((request.httpBody == Data("q=x".utf8)) == !inQuery)
+    }
+
     @Test func queryAndBodyTogether() throws {
         let data = try request(.requestCompositeData(bodyData: Data("body".utf8), urlParameters: ["v": 2]))
         #expect(data.url?.query == "v=2")
@@ -119,6 +157,22 @@ struct Configurable: TargetType {
                 --\(boundary)--\r
 
                 """)
+    }
+
+    @Test func aFilePartIsAnUploadEvenWithoutAFileName() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("avatar-\(UUID().uuidString).png")
+        try Data([0x89, 0x50]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let request = try request(
+            .uploadMultipart([
+                MultipartFormBodyPart(provider: .file(file), name: "avatar", mimeType: "image/png\r\nX-Evil: 1")
+            ]))
+        let body = text(request.httpBody)
+        #expect(body.contains("name=\"avatar\"; filename=\"\(file.lastPathComponent)\""))
+        #expect(body.contains("Content-Type: image/png%0D%0AX-Evil: 1\r\n"), "a header value cannot break the part")
+
+        let guessed = try self.request(.uploadMultipart([MultipartFormBodyPart(provider: .file(file), name: "avatar")]))
+        #expect(text(guessed.httpBody).contains("Content-Type: image/png\r\n"))
     }
 
     @Test func badInputGetsAClearError() throws {

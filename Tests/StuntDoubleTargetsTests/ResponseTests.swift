@@ -33,6 +33,15 @@ import Testing
         #expect(object?["note"] as? String == "hi")
     }
 
+    @Test func keyPathsReadArraysAndSingleCodesFilter() throws {
+        let list = Response(
+            statusCode: 200, data: Data(#"{"items": [{"name": "a", "age": 1}, {"name": "b", "age": 2}]}"#.utf8))
+        #expect(try list.map(User.self, atKeyPath: "items.1") == User(name: "b", age: 2))
+        #expect(try list.mapString(atKeyPath: "items.0.name") == "a")
+        #expect(try list.filter(statusCode: 200) == list)
+        #expect(throws: APIError.self) { try list.filter(statusCode: 201) }
+    }
+
     @Test func decodingErrorsSayWhatFailed() throws {
         do {
             _ = try json.map(User.self, atKeyPath: "data.missing")

@@ -88,7 +88,7 @@ struct Repository: Decodable, Equatable {
         #expect(throws: APIError.self) { try response.filterSuccessfulStatusCodes() }
     }
 
-    @Test func delayedStubsWaitAndNeverStubGoesToTheNetwork() async throws {
+    @Test func delayedStubsWaitAndTheStubClosuresSayWhatTheyDo() async throws {
         let delayed = APIProvider<GitHub>(stubClosure: APIProvider.delayedStub(0.2))
         let start = ContinuousClock.now
         let response = try await delayed.request(.zen)
