@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "StuntDouble", targets: ["StuntDouble"]),
+        .library(name: "StuntDoubleTesting", targets: ["StuntDoubleTesting"]),
         .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
     ],
     dependencies: [
@@ -17,11 +18,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "StuntDouble"),
+        .target(name: "StuntDoubleTesting", dependencies: ["StuntDouble"]),
         .target(
             name: "StuntDoubleTargets",
             dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"]),
+        .testTarget(
+            name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "StuntDoubleTestingTests", dependencies: ["StuntDoubleTesting", "StuntDouble"]),
         .testTarget(
             name: "StuntDoubleTargetsTests",
             dependencies: [

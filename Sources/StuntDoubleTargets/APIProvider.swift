@@ -1,4 +1,5 @@
 import Foundation
+import StuntDouble
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -30,8 +31,9 @@ public final class APIProvider<Target: TargetType>: Sendable {
 
     private let closures: Closures
     private let lock = NSRecursiveLock()
-    /// The session real requests use.
-    public let session: URLSession
+    /// The session real requests use: a `URLSession`, or any `AsyncURLSessionProtocol` such as
+    /// an `HTTPStubSession`.
+    public let session: any AsyncURLSessionProtocol
     /// The plugins, in order.
     public let plugins: [any PluginType]
     /// The queue completion handlers run on, or `nil` for any queue.
@@ -41,14 +43,15 @@ public final class APIProvider<Target: TargetType>: Sendable {
     /// - Parameters:
     ///   - endpointClosure: Maps a target to its endpoint; ``defaultEndpointMapping(for:)`` by default.
     ///   - stubClosure: Decides whether a target is stubbed; ``neverStub(_:)`` (real requests) by default.
-    ///   - session: The session for real requests; `URLSession.shared` by default (in tests, a session made
-    ///     from an `HTTPStubber` stubs at the transport level).
+    ///   - session: The session for real requests; `URLSession.shared` by default. In tests, a session made
+    ///     from an `HTTPStubber` stubs at the transport level: `stubber.stubSession()` (fastest, no URLSession)
+    ///     or `stubber.session()` (a real `URLSession`).
     ///   - plugins: Plugins, called in order.
     ///   - callbackQueue: The queue completion handlers run on, or `nil` for any queue.
     public init(
         endpointClosure: sending @escaping EndpointClosure = APIProvider.defaultEndpointMapping,
         stubClosure: sending @escaping StubClosure = APIProvider.neverStub,
-        session: URLSession = .shared,
+        session: any AsyncURLSessionProtocol = URLSession.shared,
         plugins: [any PluginType] = [],
         callbackQueue: DispatchQueue? = nil
     ) {

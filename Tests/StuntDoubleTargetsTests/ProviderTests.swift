@@ -295,7 +295,9 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
         #expect(error.isCancellation, "\(error)")
     }
 
-    @Test func transportLevelStubsUnderTheTypedLayer() async throws {
+    /// Through a real URLSession the stubber answers, and through its stub session (no URLSession).
+    @Test(arguments: [false, true])
+    func transportLevelStubsUnderTheTypedLayer(throughStubSession: Bool) async throws {
         let stubber = HTTPStubber()
         stubber.add(
             stub: HTTPStubRequest().match(URI: "https://api.github.com/users/{name}/repos")
@@ -310,7 +312,8 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
             stub: HTTPStubRequest().match(URL: "https://api.github.com/zen").stub(for: .get, error: URLError(.timedOut))
         )
         // A real provider (no target-level stubs) over a session the stubber answers.
-        let provider = APIProvider<GitHub>(session: stubber.session())
+        let session: any AsyncURLSessionProtocol = throughStubSession ? stubber.stubSession() : stubber.session()
+        let provider = APIProvider<GitHub>(session: session)
         let repos = try await provider.request(.userRepositories("mark")).map([Repository].self)
         #expect(repos == [Repository(name: "mark-repo")])
         do {
@@ -320,5 +323,7 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
             #expect(error.code == .underlying)
             #expect((error.underlyingError as? URLError)?.code == .timedOut)
         }
+        #expect(
+            stubber.journal.map(\.path) == Array(repeating: throughStubSession ? .stubSession : .urlSession, count: 2))
     }
 }

@@ -37,7 +37,7 @@ struct SplitMix64: RandomNumberGenerator {
         let options: [HTTPStubURLMatcher.Options] = [
             [], .ignoreQueryParameters, .ignorePath, .ignoreScheme, .ignoreTrailingSlash, .ignoreQueryParameterOrder,
         ]
-        switch Int.random(in: 0..<8, using: &random) {
+        switch Int.random(in: 0..<9, using: &random) {
         case 0, 1: stub.match(URL: randomURL(&random), options: options.randomElement(using: &random)!)
         case 2: stub.match(URL: randomPath(&random), options: options.randomElement(using: &random)!)
         case 3:
@@ -52,6 +52,14 @@ struct SplitMix64: RandomNumberGenerator {
             stub.match(URI: templates.randomElement(using: &random)!)
         case 5: try stub.match(urlRegex: segments.randomElement(using: &random)! + "$")
         case 6: stub.match(queryItem: "q", value: String(Int.random(in: 0...2, using: &random)))
+        case 7:
+            // Anchored expressions, indexed by their literal prefix, cut anywhere: in the scheme, the host, a
+            // segment, right after a slash.
+            let url = randomURL(&random)
+            let cut = url.index(url.startIndex, offsetBy: Int.random(in: 1...url.count, using: &random))
+            let literal = NSRegularExpression.escapedPattern(for: String(url[..<cut]))
+            let tails = ["", "$", "[0-9]*", "/?$", ".*"]
+            try stub.match(urlRegex: "^" + literal + tails.randomElement(using: &random)!)
         default: break
         }
         if Int.random(in: 0..<4, using: &random) == 0 {

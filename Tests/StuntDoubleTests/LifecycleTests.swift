@@ -224,3 +224,15 @@ import FoundationNetworking
         }
     }
 }
+
+@Suite struct ProtocolClassTableTests {
+    @Test func stubbersThatAreGoneLeaveTheTable() {
+        let before = ProtocolClasses.registeredCount()
+        for _ in 0..<2_000 {
+            _ = HTTPStubber()
+        }
+        // Without sweeping, 4,000 entries more (two classes per stubber); with it, at most about twice those of
+        // the stubbers alive (other tests run in parallel) plus the sweep's floor.
+        #expect(ProtocolClasses.registeredCount() < before + 2_000)
+    }
+}

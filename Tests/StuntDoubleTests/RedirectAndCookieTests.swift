@@ -68,7 +68,8 @@ import FoundationNetworking
         #expect(http.value(forHTTPHeaderField: "X-Trace") == "kept")
     }
 
-    @Test func aRedirectLoopEnds() async throws {
+    @Test(arguments: [false, true])
+    func aRedirectLoopEndsAndTheJournalSaysHow(stubSession: Bool) async throws {
         let stubber = HTTPStubber()
         stubber.add(
             stub: HTTPStubRequest().match(URL: "https://a.test/a").stub(for: .get) {
@@ -78,12 +79,14 @@ import FoundationNetworking
             stub: HTTPStubRequest().match(URL: "https://a.test/b").stub(for: .get) {
                 $0.statusCode = 302; $0.headers[.location] = "/a"
             })
-        do {
-            _ = try await stubber.session().data(from: URL(string: "https://a.test/a")!)
-            Issue.record("expected too many redirects")
-        } catch let error as URLError {
-            #expect(error.code == .httpTooManyRedirects)
-        }
+        let session: any AsyncURLSessionProtocol = stubSession ? stubber.stubSession() : stubber.session()
+        await #expect {
+            try await session.data(from: URL(string: "https://a.test/a")!)
+        } throws: { ($0 as? URLError)?.code == .httpTooManyRedirects }
+        let journal = stubber.journal
+        #expect(journal.count > 2)
+        #expect(journal.dropLast().allSatisfy { $0.completion != nil && $0.completion?.error == nil })
+        #expect((journal.last?.completion?.error as? URLError)?.code == .httpTooManyRedirects)
     }
 
     @Test func aRedirectWithoutLocationIsDeliveredAsItIs() async throws {

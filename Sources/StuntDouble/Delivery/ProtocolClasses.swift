@@ -42,7 +42,14 @@ enum ProtocolClasses {
         weak var stubber: HTTPStubber?
     }
 
-    private static let owners = Locked<[ObjectIdentifier: Owner]>([:])
+    /// Each class's stubber. Entries of stubbers that are gone are dropped whenever the table doubled since
+    /// the last sweep, so that a process making a stubber per test keeps it small.
+    private struct Owners: Sendable {
+        var byClass: [ObjectIdentifier: Owner] = [:]
+        var sweepAt = 256
+    }
+
+    private static let owners = Locked(Owners())
 
     /// The classes of stubber number `number`: the same classes for the same number, new ones for a new one.
     static func classes(number: UInt64) -> Classes {
@@ -58,14 +65,23 @@ enum ProtocolClasses {
     /// Records which stubber a stubber's classes belong to.
     static func register(_ classes: Classes, for stubber: HTTPStubber) {
         owners.withLock { owners in
-            owners[ObjectIdentifier(classes.session)] = Owner(stubber: stubber)
-            owners[ObjectIdentifier(classes.global)] = Owner(stubber: stubber)
+            if owners.byClass.count >= owners.sweepAt {
+                owners.byClass = owners.byClass.filter { $0.value.stubber != nil }
+                owners.sweepAt = max(256, owners.byClass.count * 2)
+            }
+            owners.byClass[ObjectIdentifier(classes.session)] = Owner(stubber: stubber)
+            owners.byClass[ObjectIdentifier(classes.global)] = Owner(stubber: stubber)
         }
     }
 
     /// The stubber a protocol class belongs to, or `nil` when it no longer exists.
     static func stubber(for protocolClass: AnyClass) -> HTTPStubber? {
-        owners.withLock { $0[ObjectIdentifier(protocolClass)]?.stubber }
+        owners.withLock { $0.byClass[ObjectIdentifier(protocolClass)]?.stubber }
+    }
+
+    /// How many classes the table holds, for tests.
+    static func registeredCount() -> Int {
+        owners.withLock { $0.byClass.count }
     }
 
     private static func one<Rest: SlotNumber>(_: Rest.Type) -> any SlotNumber.Type { SlotOne<Rest>.self }

@@ -22,7 +22,6 @@ import FoundationNetworking
 ///   storage, download tasks fail with an explanation, and requests the stubber lets through are fetched from
 ///   the network and relayed.
 final class ResponsePlayer: @unchecked Sendable {
-    static let maximumRedirects = 20
     private static let timers = DispatchQueue(label: "StuntDouble.ResponsePlayer.timers", attributes: .concurrent)
 
     /// Weak: the protocol holds its player.
@@ -30,6 +29,8 @@ final class ResponsePlayer: @unchecked Sendable {
     private let client: (any URLProtocolClient)?
     private let stubber: HTTPStubber
     let context: TaskIntrospection
+    /// The session's cookie settings, read from the task's session when a response first needs them.
+    private lazy var cookies = CookieJar(context.session?.configuration)
     /// The task's work queue, read once in `startLoading` (on that queue).
     private let workQueue: DispatchQueue?
     private let timeout: Double
@@ -50,6 +51,8 @@ final class ResponsePlayer: @unchecked Sendable {
     private var timedOut = false
     /// The URL of the request being answered (changes with redirects), for timeout errors.
     private var currentURL: URL?
+    /// The journal entry of the request being answered (changes with redirects), and when it was received.
+    private var journalEntry: (number: Int, receivedAt: ContinuousClock.Instant)?
 
     private struct Step {
         /// Seconds after the start.
@@ -79,16 +82,16 @@ final class ResponsePlayer: @unchecked Sendable {
         let context = TaskIntrospection(task)
         self.context = context
         self.workQueue = context.workQueue
-        self.timeout = Self.timeout(of: request, session: context.session)
+        self.timeout = Self.timeout(of: request, configured: context.session?.configuration.timeoutIntervalForRequest)
         self.currentURL = request.url
     }
 
     /// The request's timeout, or the session's when the request kept the default (60 seconds), as
-    /// FoundationNetworking's own HTTP protocol does.
-    private static func timeout(of request: URLRequest, session: URLSession?) -> Double {
+    /// FoundationNetworking's own HTTP protocol does (and `HTTPStubSession` too).
+    static func timeout(of request: URLRequest, configured: Double?) -> Double {
         let requested = request.timeoutInterval
         if requested != 60, requested > 0 { return requested }
-        if let configured = session?.configuration.timeoutIntervalForRequest, configured > 0 { return configured }
+        if let configured, configured > 0 { return configured }
         return 60
     }
 
@@ -135,30 +138,44 @@ final class ResponsePlayer: @unchecked Sendable {
         } catch {
             return fail(error)
         }
-        let decision = stubber.decision(for: incoming)
+        let receivedAt = ContinuousClock.now
+        let (decision, entry) = stubber.decide(incoming, via: .urlSession)
+        func finished(_ error: (any Error)?) {
+            stubber.complete(entry, after: .now - receivedAt, error: error)
+        }
         switch decision {
         case .unmatched(let report):
-            return fail(HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report))
+            let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
+            finished(error)
+            return fail(error)
         case .stub(let plan)
-        where plan.completionDeadline == .zero && redirectTarget(of: plan) == nil
+        where plan.completionDeadline == .zero && Redirect.target(of: plan) == nil
             && plan.response?.headers.contains(.setCookie) != true:
             guard let response = plan.response else {
-                return fail(plan.error ?? URLError(.unknown))
+                let error = plan.error ?? URLError(.unknown)
+                finished(error)
+                return fail(error)
             }
             guard let urlResponse = urlResponse(response, url: plan.request.url) else {
-                return fail(invalidResponse(plan))
+                let error = invalidResponse(plan)
+                finished(error)
+                return fail(error)
             }
             client?.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: response.cachePolicy)
             if !response.body.isEmpty {
                 client?.urlProtocol(urlProtocol, didLoad: response.body)
             }
             client?.urlProtocolDidFinishLoading(urlProtocol)
+            finished(nil)
             return nil
         default:
             let player = ResponsePlayer(
                 urlProtocol: urlProtocol, stubber: stubber, client: client, task: task, request: request
             )
-            player.lock.withLock { player.decide(incoming, decision: decision, hop: 0, at: 0) }
+            player.lock.withLock {
+                player.journalEntry = (entry, receivedAt)
+                player.decide(incoming, decision: decision, hop: 0, at: 0)
+            }
             player.run()
             return player
         }
@@ -167,6 +184,9 @@ final class ResponsePlayer: @unchecked Sendable {
     /// Stops at once: no client call happens after this returns.
     func stop() {
         let relay = lock.withLock { () -> URLSessionDataTask? in
+            if !stopped, !finished {
+                completeJournalEntry(URLError(.cancelled))
+            }
             stopped = true
             endTimeline()
             defer { relayTask = nil }
@@ -201,6 +221,13 @@ final class ResponsePlayer: @unchecked Sendable {
         if resumed {
             run()
         }
+    }
+
+    /// Records in the journal how the delivery of the current request ended (the lock is held).
+    private func completeJournalEntry(_ error: (any Error)?) {
+        guard let (number, receivedAt) = journalEntry else { return }
+        journalEntry = nil
+        stubber.complete(number, after: .now - receivedAt, error: error)
     }
 
     /// Forgets what is left to do once the task ended (so that no timer or closure keeps the player alive).
@@ -243,16 +270,25 @@ final class ResponsePlayer: @unchecked Sendable {
     private func decide(_ request: HTTPIncomingRequest, decision: HTTPStubDecision? = nil, hop: Int, at offset: Double)
     {
         currentURL = request.url
-        switch decision ?? stubber.decision(for: request) {
+        let decision =
+            decision
+            ?? {
+                // A redirect's next request: the previous one's delivery ended when its 3xx arrived.
+                completeJournalEntry(nil)
+                let (decision, entry) = stubber.decide(request, via: .urlSession)
+                journalEntry = (entry, .now)
+                return decision
+            }()
+        switch decision {
         case .stub(let plan):
-            if let target = Self.redirectTarget(of: plan) {
+            if let target = Redirect.target(of: plan) {
                 let time = offset + plan.responseDeadline.seconds
                 append(
                     time, isEvent: true,
                     .then { [self] in
                         // The redirect's cookies are stored before the next request is built, so that it carries them.
-                        storeCookies(of: plan.response, for: request.url)
-                        switch redirection(after: plan, to: target, hop: hop) {
+                        cookies.store(plan.response, for: request.url)
+                        switch Redirect.next(after: plan, to: target, hop: hop, cookies: cookies) {
                         case .follow(let nextRequest): decide(nextRequest, hop: hop + 1, at: time)
                         case .fail(let error): append(time, isEvent: false, .fail(error))
                         }
@@ -283,7 +319,7 @@ final class ResponsePlayer: @unchecked Sendable {
             return
         }
         if response.headers.contains(.setCookie) {
-            append(head, isEvent: true, .then { [self] in storeCookies(of: response, for: url) })
+            append(head, isEvent: true, .then { [self] in cookies.store(response, for: url) })
         }
         append(head, isEvent: true, .receive(urlResponse, response.cachePolicy))
         let chunked = plan.chunks.count > 1 && context.receivesChunks
@@ -315,7 +351,7 @@ final class ResponsePlayer: @unchecked Sendable {
     }
 
     private func timeoutError() -> URLError {
-        URLError(.timedOut, userInfo: Self.failingURLInfo(currentURL, "The request timed out."))
+        URLError(.timedOut, userInfo: Redirect.failingURLInfo(currentURL, "The request timed out."))
     }
 
     // MARK: - Running the timeline
@@ -361,7 +397,9 @@ final class ResponsePlayer: @unchecked Sendable {
     /// Performs one action; the lock is held, so `stopLoading` cannot interleave with a client call.
     private func perform(_ action: Action) {
         guard let urlProtocol else {
+            // URLSession let go of the protocol without stopping it: nobody receives the rest.
             finished = true
+            completeJournalEntry(URLError(.cancelled))
             endTimeline()
             return
         }
@@ -374,10 +412,12 @@ final class ResponsePlayer: @unchecked Sendable {
             }
         case .finish:
             finished = true
+            completeJournalEntry(nil)
             endTimeline()
             client?.urlProtocolDidFinishLoading(urlProtocol)
         case .fail(let error):
             finished = true
+            completeJournalEntry(error)
             endTimeline()
             relayTask.map { relay in DispatchQueue.global().async { relay.cancel() } }
             relayTask = nil
@@ -436,7 +476,7 @@ final class ResponsePlayer: @unchecked Sendable {
                 let setCookie = response.allHeaderFields.compactMap { field -> String? in
                     (field.key as? String)?.lowercased() == "set-cookie" ? field.value as? String : nil
                 }
-                storeCookies(setCookie, for: url)
+                cookies.store(setCookie, for: url)
             }
             if let error = answer.error {
                 perform(.fail(error))

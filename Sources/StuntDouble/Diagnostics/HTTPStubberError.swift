@@ -18,7 +18,7 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         private enum Base: String, Hashable, Sendable {
             case invalidRegularExpression, invalidURITemplate, invalidURL, invalidJSON, encodingFailed
             case invalidRequest, unreadableRequestBody, invalidResponse, unmatchedRequest, notStubbed
-            case unsupportedTask, interceptionUnavailable
+            case unsupportedTask, interceptionUnavailable, invalidStub, verificationFailed, missingResource
         }
 
         private let base: Base
@@ -54,6 +54,12 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         public static let unsupportedTask = Code(.unsupportedTask)
         /// Global interception cannot reach `URLSession.shared` (on Linux, once a session exists).
         public static let interceptionUnavailable = Code(.interceptionUnavailable)
+        /// A stub can never answer as written (a negative `times(_:)`, an empty response sequence ...).
+        public static let invalidStub = Code(.invalidStub)
+        /// A verification of the requests a stubber received failed; the message quotes its journal.
+        public static let verificationFailed = Code(.verificationFailed)
+        /// A fixture file (a bundle resource, a file URL) given to a response does not exist or cannot be read.
+        public static let missingResource = Code(.missingResource)
     }
 
     /// The kind of problem.

@@ -26,6 +26,12 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         /// How close the request came, from 0 to 1.
         let closeness: Double
 
+        init(stub: HTTPStubRequest, checks: [MatcherCheck]) {
+            self.stub = stub
+            self.checks = checks
+            closeness = checks.isEmpty ? 1 : checks.map(\.closeness).reduce(0, +) / Double(checks.count)
+        }
+
         /// The checks that failed.
         public var failedChecks: [MatcherCheck] {
             checks.filter { !$0.passed }
@@ -82,7 +88,10 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     /// Builds a report, ranking every stub by closeness (a quick pass over all stubs, then a full one over
     /// the closest twenty).
-    init(request: HTTPIncomingRequest, registry: StubRegistry, ignoreRules: [HTTPStubIgnoreRule]) {
+    init(
+        request: HTTPIncomingRequest, registry: StubRegistry, ignoreRules: [HTTPStubIgnoreRule],
+        availability: StubAvailability? = nil
+    ) {
         self.request = request
         let entries = registry.inPrecedenceOrder
         stubCount = entries.count
@@ -96,15 +105,9 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             shortlist = quick.sorted { $0.1 > $1.1 }.prefix(20).map(\.0)
         }
         candidates = shortlist.map { entry in
-            let definition = entry.definition
-            let method = MatcherCheck(
-                matcher: "method \(request.method) has a response",
-                passed: definition.source(for: request.method) != nil,
-                expected: definition.methodNames, actual: request.method.rawValue, note: nil, closeness: 0
-            )
-            let checks = [method] + definition.engine.map { $0.explain(request, source: entry.stub) }
-            let closeness = checks.map(\.closeness).reduce(0, +) / Double(checks.count)
-            return Candidate(stub: entry.stub, checks: checks, closeness: closeness)
+            Candidate(
+                stub: entry.stub,
+                checks: entry.definition.checks(of: request, stub: entry.stub, availability: availability))
         }
         .enumerated()
         .sorted {
@@ -122,9 +125,24 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         switch entry.routing {
         case .exact(let key), .hostPath(let key), .path(let key), .host(let key): label = key
         case .template(let host, let segments): label = (host ?? "") + "/" + segments.joined(separator: "/")
+        case .urlPrefix(let segments): label = segments.joined(separator: "/")
         case .none: label = entry.definition.matchers.first.map { "\($0)" } ?? ""
         }
         let shared = zip(label.utf8, target.utf8).prefix { $0 == $1 }.count
         return method * 0.3 + 0.7 * Double(shared) / Double(max(1, max(label.utf8.count, target.utf8.count)))
+    }
+}
+
+extension StubDefinition {
+    /// Every check of the stub on a request, for reports: the method first, then each matcher in order, then
+    /// its conditions (a limit, a scenario state) when `availability` is given.
+    func checks(of request: HTTPIncomingRequest, stub: HTTPStubRequest, availability: StubAvailability?)
+        -> [MatcherCheck]
+    {
+        let method = MatcherCheck(
+            matcher: "method \(request.method) has a response", passed: source(for: request.method) != nil,
+            expected: methodNames, actual: request.method.rawValue, note: nil, closeness: 0)
+        let state = availability?.checks(for: self, stub: stub) ?? []
+        return [method] + engine.map { $0.explain(request, source: stub) } + state
     }
 }

@@ -66,3 +66,16 @@ public struct HTTPContentType: RawRepresentable, Hashable, Sendable, Expressible
     /// `video/mp4`.
     public static let mp4: HTTPContentType = "video/mp4"
 }
+
+extension HTTPContentType {
+    /// The content type of a file with this extension, or `nil` for one StuntDouble does not know.
+    init?(fileExtension: String) {
+        let known: [String: HTTPContentType] = [
+            "json": .json, "xml": .xml, "txt": .text, "text": .text, "html": .html, "htm": .html, "css": .css,
+            "csv": .csv, "js": .javascript, "pdf": .pdf, "zip": .zip, "bmp": .bmp, "gif": .gif, "jpg": .jpeg,
+            "jpeg": .jpeg, "png": .png, "svg": .svg, "webp": .webp, "mp3": .mp3, "mp4": .mp4,
+        ]
+        guard let type = known[fileExtension.lowercased()] else { return nil }
+        self = type
+    }
+}

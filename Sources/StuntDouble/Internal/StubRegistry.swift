@@ -12,6 +12,10 @@ final class RegisteredStub: Sendable {
     /// A stub whose only matcher is a URI template keeps it here, in its own memory: matching then reads one
     /// object less (it counts when thousands of stubs make every object a cache miss).
     let soleTemplate: HTTPStubURITemplateMatcher?
+    /// Whether the stub may decline a request its matchers accept (a limit, a required scenario state).
+    let isConditional: Bool
+    /// Whether answering changes the stubber's state (see `StubDefinition.isStateful`).
+    let isStateful: Bool
 
     init(stub: HTTPStubRequest, definition: StubDefinition, version: UInt64, sequence: UInt64) {
         self.stub = stub
@@ -26,6 +30,8 @@ final class RegisteredStub: Sendable {
             exactMatcherIndex = nil
         }
         soleTemplate = definition.engine.count == 1 ? definition.engine[0] as? HTTPStubURITemplateMatcher : nil
+        isConditional = definition.isConditional
+        isStateful = definition.isStateful
     }
 
     /// Whether this stub wins over another: higher priority first, then the most recently added.
@@ -40,9 +46,13 @@ final class RegisteredStub: Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - foundByExactKey: The request was found under the stub's exact-URL key.
+    ///   - available: What decides whether conditional stubs may answer, when the registry has any.
     /// - Returns: The URI template variables the stub extracted, or `nil` when it does not match.
-    func evaluate(_ request: HTTPIncomingRequest, foundByExactKey: Bool = false) -> [String: URITemplate.Value]? {
+    func evaluate(
+        _ request: HTTPIncomingRequest, foundByExactKey: Bool = false, available: StubAvailability? = nil
+    ) -> [String: URITemplate.Value]? {
         guard definition.source(for: request.method) != nil else { return nil }
+        if isConditional, let available, !available.allows(self) { return nil }
         if let soleTemplate {
             return soleTemplate.extract(request.route)
         }
@@ -116,8 +126,13 @@ struct TemplateTrie: Sendable {
     /// The buckets on the path of the request's segments: every template whose literal segments are a
     /// prefix of the request's path (`/a/b` walks the root, then `a`, then `b`).
     func collect(path: Substring, into buckets: inout [Bucket]) {
+        collect(segmentsOf: path.utf8.first == UInt8(ascii: "/") ? path.dropFirst() : path[...], into: &buckets)
+    }
+
+    /// The buckets on the path of a text's `/`-separated segments, from its first character.
+    func collect(segmentsOf text: Substring, into buckets: inout [Bucket]) {
         var node = self
-        var rest = path.utf8.first == UInt8(ascii: "/") ? path.dropFirst() : path[...]
+        var rest = text
         while true {
             if !node.bucket.isEmpty {
                 buckets.append(node.bucket)
@@ -145,9 +160,13 @@ struct StubRegistry: Sendable {
     private var hosts: [String: Bucket] = [:]
     private var hostTemplates: [String: TemplateTrie] = [:]
     private var anyHostTemplates = TemplateTrie()
+    /// Anchored regular expressions by the complete segments of their literal prefix.
+    private var urlPrefixes = TemplateTrie()
     private var scan = Bucket()
     private var nextSequence: UInt64 = 0
     private(set) var problemCount = 0
+    /// How many stubs are conditional: while there are none, matching needs no usage snapshot.
+    private(set) var conditionalCount = 0
 
     var count: Int { byID.count }
 
@@ -169,6 +188,9 @@ struct StubRegistry: Sendable {
         if !definition.problems.isEmpty {
             problemCount += 1
         }
+        if entry.isConditional {
+            conditionalCount += 1
+        }
         switch entry.routing {
         case .none: scan.insert(entry)
         case .exact(let key): exact[key, default: Bucket()].insert(entry)
@@ -179,6 +201,8 @@ struct StubRegistry: Sendable {
             hostTemplates[host, default: TemplateTrie()].insert(entry, at: segments[...])
         case .template(nil, let segments):
             anyHostTemplates.insert(entry, at: segments[...])
+        case .urlPrefix(let segments):
+            urlPrefixes.insert(entry, at: segments[...])
         }
     }
 
@@ -187,6 +211,9 @@ struct StubRegistry: Sendable {
         guard let entry = byID.removeValue(forKey: id) else { return nil }
         if !entry.definition.problems.isEmpty {
             problemCount -= 1
+        }
+        if entry.isConditional {
+            conditionalCount -= 1
         }
         func drop(_ key: String, from buckets: inout [String: Bucket]) {
             buckets[key]?.remove(id)
@@ -207,6 +234,8 @@ struct StubRegistry: Sendable {
             }
         case .template(nil, let segments):
             anyHostTemplates.remove(id, at: segments[...])
+        case .urlPrefix(let segments):
+            urlPrefixes.remove(id, at: segments[...])
         }
         return entry
     }
@@ -217,14 +246,23 @@ struct StubRegistry: Sendable {
     }
 
     /// The winning stub for a request and the variables it extracted, or `nil`.
-    func firstMatch(_ request: HTTPIncomingRequest) -> (RegisteredStub, [String: URITemplate.Value])? {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - available: Whether conditional stubs may answer; required when ``conditionalCount`` is not 0.
+    /// - Returns: The stub and its template variables, or `nil` when no stub matches.
+    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability? = nil)
+        -> (RegisteredStub, [String: URITemplate.Value])?
+    {
         let route = request.route
         // The usual case: only exact-URL stubs exist, and one bucket applies; skip gathering buckets.
-        if hostPath.isEmpty, paths.isEmpty, hosts.isEmpty, hostTemplates.isEmpty, anyHostTemplates.isEmpty, scan.isEmpty
+        if hostPath.isEmpty, paths.isEmpty, hosts.isEmpty, hostTemplates.isEmpty, anyHostTemplates.isEmpty,
+            urlPrefixes.isEmpty, scan.isEmpty
         {
             guard let bucket = exact[route.exactKey] else { return nil }
             for entry in bucket.entries.reversed() {
-                if let variables = entry.evaluate(request, foundByExactKey: true) { return (entry, variables) }
+                if let variables = entry.evaluate(request, foundByExactKey: true, available: available) {
+                    return (entry, variables)
+                }
             }
             return nil
         }
@@ -244,11 +282,14 @@ struct StubRegistry: Sendable {
         if !anyHostTemplates.isEmpty {
             anyHostTemplates.collect(path: Substring(route.path), into: &buckets)
         }
+        if !urlPrefixes.isEmpty {
+            urlPrefixes.collect(segmentsOf: Substring(request.matchableURLString), into: &buckets)
+        }
         if !scan.isEmpty { buckets.append(scan) }
         if buckets.count == 1 {
             let foundByExactKey = exactBucket != nil
             for entry in buckets[0].entries.reversed() {
-                if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey) {
+                if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey, available: available) {
                     return (entry, variables)
                 }
             }
@@ -266,7 +307,8 @@ struct StubRegistry: Sendable {
             guard let chosen = best else { return nil }
             let entry = buckets[chosen].entries[cursors[chosen]]
             cursors[chosen] -= 1
-            if let variables = entry.evaluate(request, foundByExactKey: chosen == 0 && exactBucket != nil) {
+            let foundByExactKey = chosen == 0 && exactBucket != nil
+            if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey, available: available) {
                 return (entry, variables)
             }
         }
@@ -274,9 +316,11 @@ struct StubRegistry: Sendable {
 
     /// The winning stub found by evaluating every stub in precedence order, without the index: the
     /// reference the index must agree with.
-    func firstMatchByScanning(_ request: HTTPIncomingRequest) -> (RegisteredStub, [String: URITemplate.Value])? {
+    func firstMatchByScanning(_ request: HTTPIncomingRequest, available: StubAvailability? = nil)
+        -> (RegisteredStub, [String: URITemplate.Value])?
+    {
         for entry in inPrecedenceOrder {
-            if let variables = entry.evaluate(request) { return (entry, variables) }
+            if let variables = entry.evaluate(request, available: available) { return (entry, variables) }
         }
         return nil
     }
@@ -300,11 +344,14 @@ struct RegistryBox: Sendable {
     var registry: StubRegistry { storage.registry }
 
     /// `StubRegistry.firstMatch`, without copying the registry out of its box.
-    func firstMatch(_ request: HTTPIncomingRequest) -> (RegisteredStub, [String: URITemplate.Value])? {
-        storage.registry.firstMatch(request)
+    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
+        -> (RegisteredStub, [String: URITemplate.Value])?
+    {
+        storage.registry.firstMatch(request, available: available)
     }
 
     var problemCount: Int { storage.registry.problemCount }
+    var conditionalCount: Int { storage.registry.conditionalCount }
 
     /// Changes the registry, copying it first if a reader holds it. Call under the stubber's lock.
     mutating func update<Result>(_ change: (inout StubRegistry) -> Result) -> Result {

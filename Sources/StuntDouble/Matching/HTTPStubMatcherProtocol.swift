@@ -102,6 +102,9 @@ enum RoutingKey: Hashable, Sendable {
     case path(String)
     /// A URI template whose literal prefix names a host (or any host, `nil`) and complete path segments.
     case template(host: String?, segments: [String])
+    /// A regular expression anchored with `^` whose literal prefix holds these complete `/`-separated
+    /// segments of the URL as written (`https:`, ``, `api.test`, ...).
+    case urlPrefix(segments: [String])
     /// Matches requests on one host and path, trailing slash removed (`RequestRoute.hostPathKey`).
     case hostPath(String)
     /// Matches one exact URL (`RequestRoute.exactKey`).
@@ -114,6 +117,7 @@ enum RoutingKey: Hashable, Sendable {
         case .host: 1
         case .path: 2
         case .template(let host, let segments): 2 + (host == nil ? 0 : 1) + min(segments.count, 10)
+        case .urlPrefix(let segments): 1 + min(segments.count, 12)
         case .hostPath: 20
         case .exact: 30
         }

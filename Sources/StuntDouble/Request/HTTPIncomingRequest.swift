@@ -52,6 +52,11 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
     private let storage: Storage
 
     var route: RequestRoute { storage.route }
+
+    /// Whether two values are copies of the same received request (not merely equal ones).
+    package func isSameRequest(as other: HTTPIncomingRequest) -> Bool {
+        storage === other.storage
+    }
     /// The URL as a string without its fragment: what URL regular expressions search.
     var matchableURLString: String {
         let absolute = storage.url.absoluteString

@@ -66,6 +66,19 @@ public struct HTTPResponsePlan: Sendable {
     public let responseDeadline: Duration
     /// The body's chunks in order, with their deadlines; empty for a failure or an empty body.
     public let chunks: [Chunk]
+    /// What the stub leaves out, as hand-written mocks can (``HTTPStubResponse/noResponse()``,
+    /// ``HTTPStubResponse/noData(statusCode:)``); `nil` for a complete response or an error.
+    public let absence: Absence?
+
+    /// What a response leaves out that a real server always sends.
+    public enum Absence: Hashable, Sendable {
+        /// No response at all. ``action`` fails with `URLError(.badServerResponse)`, for the APIs that must
+        /// return a response; an ``HTTPStubSession`` completion handler receives `(nil, nil, nil)`.
+        case response
+        /// No data. ``action`` responds with an empty body, for the APIs that always return data; an
+        /// ``HTTPStubSession`` completion handler receives `nil` data.
+        case data
+    }
 
     /// When delivery is complete: the last chunk's deadline, or the response deadline.
     public var completionDeadline: Duration {
@@ -105,8 +118,10 @@ extension HTTPResponsePlan {
             action = .fail(problem)
             responseDeadline = .zero
             chunks = []
+            absence = nil
             return
         }
+        absence = response.failError == nil ? response.absence : nil
         let latency = response.responseDelay ?? 0
         var start = latency
         if case .delayedBy(let delay) = response.responseTime {
@@ -118,7 +133,18 @@ extension HTTPResponsePlan {
             chunks = []
             return
         }
-        let body = response.body ?? Data()
+        if response.absence == .response {
+            action = .fail(
+                URLError(
+                    .badServerResponse,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "\(stub) answers with no response (HTTPStubResponse.noResponse()).",
+                        NSURLErrorFailingURLErrorKey: request.url,
+                    ]))
+            chunks = []
+            return
+        }
+        let body = response.absence == .data ? Data() : response.body ?? Data()
         var headers = response.headers
         if let contentType = response.contentType {
             headers[.contentType] = contentType.rawValue

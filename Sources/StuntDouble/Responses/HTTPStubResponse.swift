@@ -29,9 +29,10 @@ public final class HTTPStubResponse: Sendable {
         var cachePolicy: URLCache.StoragePolicy = .notAllowed
         var responseDelay: TimeInterval?
         var responseTime: HTTPStubResponseInterval = .immediate
+        var absence: HTTPResponsePlan.Absence?
     }
 
-    private let storage: Locked<Storage>
+    let storage: Locked<Storage>
 
     /// Creates a `200 OK` response with no body.
     public init() {

@@ -47,11 +47,19 @@ public final class HTTPStubber: Sendable {
     }
 
     private let state = Locked(State())
+    /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
+    let usage: Locked<StubUsage>
     /// This stubber's URLProtocol classes (see `ProtocolClasses`).
     let protocolClasses: ProtocolClasses.Classes
 
+    /// The number of journal entries a stubber keeps unless told otherwise.
+    public static let defaultJournalCapacity = 10_000
+
     /// Creates a stubber with no stubs, in opt-out mode.
-    public init() {
+    /// - Parameter journalCapacity: How many of the newest requests the journal keeps (see ``journal``);
+    ///   counts stay exact beyond it. A negative capacity counts as 0.
+    public init(journalCapacity: Int = HTTPStubber.defaultJournalCapacity) {
+        usage = Locked(StubUsage(journalCapacity: journalCapacity))
         protocolClasses = ProtocolClasses.classes(number: UniqueID.next())
         ProtocolClasses.register(protocolClasses, for: self)
     }
@@ -166,25 +174,74 @@ public final class HTTPStubber: Sendable {
     // MARK: - Deciding
 
     /// Decides what happens to a request: which stub answers it and how, or why none does.
+    ///
+    /// This is a request arriving: it is counted, recorded in the ``journal`` (with the path
+    /// ``HTTPDeliveryPath/direct``), and advances response sequences, ``HTTPStubRequest/times(_:)`` limits and
+    /// scenarios, as a request through a session does.
     /// - Parameter request: The request.
     /// - Returns: The decision.
     public func decision(for request: HTTPIncomingRequest) -> HTTPStubDecision {
-        let (stubs, ignoreRules, mode) = state.withLock { ($0.stubs, $0.ignoreRules, $0.unhandledMode) }
-        if let (entry, variables) = stubs.firstMatch(request) {
-            var matched = request
-            matched.templateVariables = variables
-            let source = entry.definition.source(for: request.method) ?? .echo
-            let response = source.response(for: matched, stub: entry.stub)
-            return .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
+        decide(request, via: .direct).decision
+    }
+
+    /// Decides what happens to a request that came through a delivery path, and records it in the journal.
+    ///
+    /// Matching runs on a snapshot of the stubs, outside every lock. A stateful stub (a sequence, a limit, a
+    /// scenario) is then claimed under the usage lock; when conditional stubs exist and their availability
+    /// changed meanwhile, the request is decided again, so that concurrent requests see the same answers as
+    /// requests made one after another would.
+    /// - Returns: The decision and the number of its journal entry, for ``complete(_:after:error:)``.
+    func decide(_ request: HTTPIncomingRequest, via path: HTTPDeliveryPath) -> (decision: HTTPStubDecision, entry: Int)
+    {
+        let receivedAt = Date()
+        while true {
+            let (stubs, ignoreRules, mode) = state.withLock { ($0.stubs, $0.ignoreRules, $0.unhandledMode) }
+            let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
+            let decision: HTTPStubDecision
+            var claimed: StubUsage.Claim?
+            if let (entry, variables) = stubs.firstMatch(request, available: available) {
+                let source = entry.definition.source(for: request.method) ?? .echo
+                if available != nil || entry.isStateful {
+                    let method = request.method
+                    claimed = usage.withLock { $0.claim(entry, method: method, expectedVersion: available?.version) }
+                    guard claimed != nil else { continue }
+                }
+                var matched = request
+                matched.templateVariables = variables
+                let response: HTTPStubResponse.Storage
+                if case .sequence(let sequence) = source, let position = claimed?.position {
+                    response = sequence.storage(at: position, method: request.method)
+                } else {
+                    response = source.response(for: matched, stub: entry.stub)
+                }
+                decision = .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
+            } else if let rule = ignoreRules.first(where: { $0.matches(request) }) {
+                decision = .passThrough(.ignored(rule))
+            } else if mode == .optin, stubs.problemCount == 0 {
+                decision = .passThrough(.optIn)
+            } else {
+                decision = .unmatched(
+                    HTTPUnmatchedRequestReport(
+                        request: request, registry: stubs.registry, ignoreRules: ignoreRules, availability: available))
+            }
+            let number = usage.withLock {
+                $0.record(
+                    decision, request: request, receivedAt: receivedAt, path: path, claimed: claimed,
+                    expectedVersion: available?.version)
+            }
+            if let number {
+                return (decision, number)
+            }
         }
-        if let rule = ignoreRules.first(where: { $0.matches(request) }) {
-            return .passThrough(.ignored(rule))
-        }
-        if mode == .optin, stubs.problemCount == 0 {
-            return .passThrough(.optIn)
-        }
-        return .unmatched(
-            HTTPUnmatchedRequestReport(request: request, registry: stubs.registry, ignoreRules: ignoreRules))
+    }
+
+    /// Records how the delivery of a journal entry ended.
+    /// - Parameters:
+    ///   - entry: The entry's number, from `decide`.
+    ///   - duration: The time since the request was received.
+    ///   - error: The error the caller received, or `nil` for a delivered response.
+    func complete(_ entry: Int, after duration: Duration, error: (any Error)?) {
+        usage.withLock { $0.complete(entry, with: HTTPJournalEntry.Completion(duration: duration, error: error)) }
     }
 
     /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.

@@ -8,14 +8,14 @@
 /// HTTPStubber.shared.add(ignoreRule: try HTTPStubIgnoreRule().match(urlRegex: "^https://telemetry\\."))
 /// ```
 public final class HTTPStubIgnoreRule: HTTPMatcherSource, Sendable, CustomStringConvertible {
-    private let state = Locked<StubDefinition>(StubDefinition())
+    private let list = MatcherList()
 
     /// Creates a rule with no matchers (it matches every request until you add some).
     public init() {}
 
     /// The matchers, all of which must match.
     public var matchers: [any HTTPStubMatcherProtocol] {
-        state.withLock { $0.matchers }
+        list.matchers
     }
 
     /// Adds a matcher.
@@ -23,13 +23,13 @@ public final class HTTPStubIgnoreRule: HTTPMatcherSource, Sendable, CustomString
     /// - Returns: The rule, to chain calls.
     @discardableResult
     public func match(_ matcher: any HTTPStubMatcherProtocol) -> Self {
-        state.withLock { $0.append(matcher) }
+        list.append(matcher)
         return self
     }
 
     /// Why the rule can never match (matchers built from bad input); empty for a usable rule.
     public var problems: [HTTPStubberError] {
-        state.withLock { $0.problems }
+        list.problems
     }
 
     /// The rule's matchers.
@@ -40,8 +40,6 @@ public final class HTTPStubIgnoreRule: HTTPMatcherSource, Sendable, CustomString
     }
 
     func matches(_ request: HTTPIncomingRequest) -> Bool {
-        let engine = state.withLock { $0.engine }
-        var variables: [String: URITemplate.Value] = [:]
-        return engine.allSatisfy { $0.evaluate(request, source: self, variables: &variables) }
+        list.matches(request, source: self)
     }
 }

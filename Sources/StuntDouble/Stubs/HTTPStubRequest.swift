@@ -19,15 +19,15 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     /// The line where the stub was created, shown in reports.
     public let line: Int
     let id = UniqueID.next()
-    private let state: Locked<State>
+    let state: Locked<State>
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var definition = StubDefinition()
         var version: UInt64 = 0
         var owners: [WeakStubber] = []
     }
 
-    private struct WeakStubber: Sendable {
+    struct WeakStubber: Sendable {
         weak var stubber: HTTPStubber?
     }
 

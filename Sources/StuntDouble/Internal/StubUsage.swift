@@ -1,0 +1,255 @@
+import Foundation
+
+/// What a stubber's stubs have done: answer counts, places in response sequences, scenario states, and the
+/// journal. One per stubber, behind its own lock, so that parallel tests with their own stubbers never share
+/// any of it.
+struct StubUsage: Sendable {
+    /// Answers counted toward `times(_:)`, by stub; cleared by `resetState()`.
+    private var answered: [UInt64: Int] = [:]
+    /// Answers since the journal was last cleared, by stub: what verification counts.
+    private(set) var hits: [UInt64: Int] = [:]
+    private var positions: [PositionKey: Int] = [:]
+    private var scenarioStates: [UInt64: String] = [:]
+    /// Changes whenever a conditional stub may have become available or unavailable.
+    private var version: UInt64 = 0
+    private(set) var journal: JournalBuffer
+    /// Requests received and unmatched since the journal was last cleared (exact, whatever the capacity).
+    private(set) var receivedCount = 0
+    private(set) var unmatchedCount = 0
+    private var nextNumber = 1
+
+    private struct PositionKey: Hashable {
+        let stub: UInt64
+        let method: HTTPMethod
+    }
+
+    init(journalCapacity: Int) {
+        journal = JournalBuffer(capacity: journalCapacity)
+    }
+
+    /// What decides whether conditional stubs may answer, as of now.
+    var availability: StubAvailability {
+        StubAvailability(answered: answered, scenarioStates: scenarioStates, version: version)
+    }
+
+    /// Takes a stateful stub's answer: counts it toward its limit, advances its sequence and its scenarios, and
+    /// reserves the request's journal number, so that numbers follow the order in which answers were taken.
+    /// Returns `nil` when the availability changed since `expectedVersion` (the caller decides again) or the
+    /// stub may no longer answer.
+    mutating func claim(_ entry: RegisteredStub, method: HTTPMethod, expectedVersion: UInt64?) -> Claim? {
+        if let expectedVersion, expectedVersion != version { return nil }
+        guard availability.allows(entry) else { return nil }
+        let id = entry.stub.id
+        let definition = entry.definition
+        answered[id, default: 0] += 1
+        if let limit = definition.limit, answered[id, default: 0] >= limit {
+            version &+= 1
+        }
+        var position: Int?
+        if case .sequence = definition.source(for: method) {
+            let key = PositionKey(stub: id, method: method)
+            let next = positions[key, default: 0]
+            positions[key] = next + 1
+            position = next
+        }
+        for rule in definition.scenarios {
+            guard let newState = rule.newState else { continue }
+            let id = rule.scenario.id
+            if (scenarioStates[id] ?? rule.scenario.initialState) != newState {
+                scenarioStates[id] = newState
+                version &+= 1
+            }
+        }
+        defer { nextNumber += 1 }
+        return Claim(position: position, number: nextNumber)
+    }
+
+    struct Claim {
+        /// The place in the stub's response sequence, for a sequence.
+        let position: Int?
+        /// The request's journal number.
+        let number: Int
+    }
+
+    /// Records a decision in the journal, and counts it. A claimed decision has its number already; otherwise
+    /// the stub's answer is counted here, and the result is `nil` when the availability changed since
+    /// `expectedVersion` (the caller decides again).
+    mutating func record(
+        _ decision: HTTPStubDecision, request: HTTPIncomingRequest, receivedAt: Date, path: HTTPDeliveryPath,
+        claimed: Claim?, expectedVersion: UInt64?
+    ) -> Int? {
+        let number: Int
+        if let claimed {
+            number = claimed.number
+        } else {
+            if let expectedVersion, expectedVersion != version { return nil }
+            if let stub = decision.plan?.stub {
+                answered[stub.id, default: 0] += 1
+            }
+            number = nextNumber
+            nextNumber += 1
+        }
+        if let stub = decision.plan?.stub {
+            hits[stub.id, default: 0] += 1
+        }
+        receivedCount += 1
+        if decision.report != nil {
+            unmatchedCount += 1
+        }
+        journal.insert(
+            HTTPJournalEntry(number: number, request: request, receivedAt: receivedAt, path: path, decision: decision))
+        return number
+    }
+
+    /// Records how an entry's delivery ended.
+    mutating func complete(_ number: Int, with completion: HTTPJournalEntry.Completion) {
+        journal.update(number) { $0.completion = completion }
+    }
+
+    func state(of scenario: HTTPStubScenario) -> String {
+        scenarioStates[scenario.id] ?? scenario.initialState
+    }
+
+    mutating func setState(_ state: String, of scenario: HTTPStubScenario) {
+        scenarioStates[scenario.id] = state
+        version &+= 1
+    }
+
+    /// Forgets answer counts, sequence places and scenario states (not the journal).
+    mutating func resetState() {
+        answered = [:]
+        positions = [:]
+        scenarioStates = [:]
+        version &+= 1
+    }
+
+    /// Forgets the journal and the counts verification reads.
+    mutating func clearJournal() {
+        journal.removeAll()
+        hits = [:]
+        receivedCount = 0
+        unmatchedCount = 0
+    }
+
+    mutating func setJournalCapacity(_ capacity: Int) {
+        journal.capacity = capacity
+    }
+}
+
+/// Whether conditional stubs may answer: a snapshot of the counts and scenario states they depend on.
+struct StubAvailability: Sendable {
+    let answered: [UInt64: Int]
+    let scenarioStates: [UInt64: String]
+    let version: UInt64
+
+    func allows(_ entry: RegisteredStub) -> Bool {
+        let definition = entry.definition
+        if let limit = definition.limit, answered[entry.stub.id, default: 0] >= limit {
+            return false
+        }
+        for rule in definition.scenarios {
+            if let required = rule.requiredState,
+                (scenarioStates[rule.scenario.id] ?? rule.scenario.initialState) != required
+            {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The checks of a conditional stub, for reports: its limit and its scenario state.
+    func checks(for definition: StubDefinition, stub: HTTPStubRequest) -> [MatcherCheck] {
+        var checks: [MatcherCheck] = []
+        if let limit = definition.limit {
+            let count = answered[stub.id, default: 0]
+            checks.append(
+                MatcherCheck(
+                    matcher: "answered fewer than times(\(limit))", passed: count < limit,
+                    expected: "fewer than \(limit) answers", actual: "\(count) answers", note: nil, closeness: 0.5))
+        }
+        for rule in definition.scenarios {
+            guard let required = rule.requiredState else { continue }
+            let current = scenarioStates[rule.scenario.id] ?? rule.scenario.initialState
+            checks.append(
+                MatcherCheck(
+                    matcher: "\(rule.scenario) is in state \"\(required)\"", passed: current == required,
+                    expected: "\"\(required)\"", actual: "\"\(current)\"", note: nil, closeness: 0.5))
+        }
+        return checks
+    }
+}
+
+/// The newest journal entries, at most `capacity` of them, in the order of their numbers.
+///
+/// A ring buffer: appending is O(1) once full. Entries arrive almost in order (a claimed number is recorded a
+/// moment after it was reserved), so an insertion moves back past at most a few newer entries.
+struct JournalBuffer: Sendable {
+    private var storage: [HTTPJournalEntry] = []
+    /// Where the oldest entry is in `storage`, once it is full.
+    private var head = 0
+    /// How many entries were dropped to stay within the capacity.
+    private(set) var droppedCount = 0
+
+    var capacity: Int {
+        didSet {
+            capacity = max(0, capacity)
+            let kept = entries.suffix(capacity)
+            droppedCount += entries.count - kept.count
+            storage = Array(kept)
+            head = 0
+        }
+    }
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    var entries: [HTTPJournalEntry] {
+        guard head > 0 else { return storage }
+        return Array(storage[head...] + storage[..<head])
+    }
+
+    /// The index in `storage` of the entry at a place in number order.
+    private func index(_ place: Int) -> Int {
+        (head + place) % storage.count
+    }
+
+    /// Adds an entry in its place by number; when full, the oldest entry goes (or the new one, if older).
+    mutating func insert(_ entry: HTTPJournalEntry) {
+        guard capacity > 0 else {
+            droppedCount += 1
+            return
+        }
+        if storage.count < capacity {
+            storage.append(entry)
+        } else {
+            droppedCount += 1
+            guard entry.number > storage[head].number else { return }
+            storage[head] = entry
+            head = (head + 1) % storage.count
+        }
+        var place = storage.count - 1
+        while place > 0, storage[index(place - 1)].number > entry.number {
+            storage.swapAt(index(place - 1), index(place))
+            place -= 1
+        }
+    }
+
+    /// Changes the entry with a number, if it is still kept.
+    mutating func update(_ number: Int, _ change: (inout HTTPJournalEntry) -> Void) {
+        var low = 0
+        var high = storage.count
+        while low < high {
+            let middle = (low + high) / 2
+            if storage[index(middle)].number < number { low = middle + 1 } else { high = middle }
+        }
+        guard low < storage.count, storage[index(low)].number == number else { return }
+        change(&storage[index(low)])
+    }
+
+    mutating func removeAll() {
+        storage = []
+        head = 0
+        droppedCount = 0
+    }
+}

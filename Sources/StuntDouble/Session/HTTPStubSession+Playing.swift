@@ -1,0 +1,178 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPStubSession {
+    /// How an exchange ended, with what a completion handler may leave out (see ``HTTPResponsePlan/Absence``).
+    enum Outcome: Sendable {
+        case success(Data, URLResponse, absence: HTTPResponsePlan.Absence?)
+        case failure(any Error, absence: HTTPResponsePlan.Absence?)
+
+        /// The values a completion handler receives.
+        var completionValues: (Data?, URLResponse?, (any Error)?) {
+            switch self {
+            case .success(_, let response, .data): (nil, response, nil)
+            case .success(let data, let response, _): (data, response, nil)
+            case .failure(_, .response): (nil, nil, nil)
+            case .failure(let error, _): (nil, nil, error)
+            }
+        }
+    }
+
+    /// A request the stubber received (or one refused before that), waiting to be played.
+    struct Exchange: Sendable {
+        let start: ContinuousClock.Instant
+        /// The longest wait, in seconds, for the response head or the next part of the body.
+        let timeout: Double
+        let state: State
+
+        enum State: Sendable {
+            case decided(HTTPIncomingRequest, HTTPStubDecision, entry: Int)
+            case refused(any Error)
+        }
+    }
+
+    /// How an exchange was played: the outcome, and the journal entry of its last request, which
+    /// ``complete(_:callerError:)`` completes once the caller's view of the outcome is final.
+    struct Played: Sendable {
+        let outcome: Outcome
+        let entry: Int?
+        let entryStart: ContinuousClock.Instant
+    }
+
+    /// Receives a request: the stubber decides now, so that requests arrive in the order they are made.
+    func receive(_ request: URLRequest) -> Exchange {
+        let start = ContinuousClock.now
+        let timeout = ResponsePlayer.timeout(of: request, configured: settings.timeout)
+        var request = request
+        if let url = request.url {
+            for (name, value) in settings.additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+            if request.value(forHTTPHeaderField: "Cookie") == nil, let cookie = settings.cookies.header(for: url) {
+                request.setValue(cookie, forHTTPHeaderField: "Cookie")
+            }
+        }
+        do {
+            let incoming = try HTTPIncomingRequest(request)
+            let (decision, entry) = stubber.decide(incoming, via: .stubSession)
+            return Exchange(start: start, timeout: timeout, state: .decided(incoming, decision, entry: entry))
+        } catch {
+            return Exchange(start: start, timeout: timeout, state: .refused(error))
+        }
+    }
+
+    /// Plays a received request's answer: waits as its plan says, follows redirects, and enforces the timeout.
+    /// The journal entries of redirects are completed here; the last one is left to the caller.
+    func play(_ exchange: Exchange) async -> Played {
+        guard case .decided(var request, var decision, var entry) = exchange.state else {
+            let error: any Error = if case .refused(let error) = exchange.state { error } else { URLError(.unknown) }
+            return Played(outcome: .failure(error, absence: nil), entry: nil, entryStart: exchange.start)
+        }
+        var entryStart = exchange.start
+        /// Seconds after the start: when the current request was made, and when the last event happened.
+        var offset = 0.0
+        var lastEvent = 0.0
+        var hop = 0
+        func played(_ outcome: Outcome) -> Played {
+            Played(outcome: outcome, entry: entry, entryStart: entryStart)
+        }
+        while true {
+            let plan: HTTPResponsePlan
+            switch decision {
+            case .unmatched(let report):
+                let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
+                return played(.failure(error, absence: nil))
+            case .passThrough:
+                do {
+                    let (data, response) = try await networkSession().data(for: request.urlRequest)
+                    return played(.success(data, response, absence: nil))
+                } catch {
+                    return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
+                }
+            case .stub(let stubbed):
+                plan = stubbed
+            }
+            // The response head (or the failure, or the redirect) is due first; then the body's chunks.
+            let head = offset + plan.responseDeadline.seconds
+            var events = [head]
+            if plan.response != nil, Redirect.target(of: plan) == nil {
+                events += plan.chunks.map { offset + $0.deadline.seconds }
+            }
+            var due = events.last ?? head
+            var timedOut = false
+            for event in events {
+                if event - lastEvent > exchange.timeout {
+                    due = lastEvent + exchange.timeout
+                    timedOut = true
+                    break
+                }
+                lastEvent = max(lastEvent, event)
+            }
+            if let error = await sleep(until: due, from: exchange.start, url: request.url) {
+                return played(.failure(error, absence: nil))
+            }
+            if timedOut {
+                let error = URLError(
+                    .timedOut, userInfo: Redirect.failingURLInfo(request.url, "The request timed out."))
+                return played(.failure(error, absence: nil))
+            }
+            if let target = Redirect.target(of: plan) {
+                settings.cookies.store(plan.response, for: request.url)
+                switch Redirect.next(after: plan, to: target, hop: hop, cookies: settings.cookies) {
+                case .follow(let next):
+                    // This request's answer, the 3xx, was delivered: to the redirect.
+                    stubber.complete(entry, after: .now - entryStart, error: nil)
+                    request = next
+                    hop += 1
+                    offset = head
+                    entryStart = .now
+                    (decision, entry) = stubber.decide(next, via: .stubSession)
+                    continue
+                case .fail(let error):
+                    return played(.failure(error, absence: nil))
+                }
+            }
+            guard let response = plan.response else {
+                return played(.failure(plan.error ?? URLError(.unknown), absence: plan.absence))
+            }
+            settings.cookies.store(response, for: request.url)
+            guard let urlResponse = response.httpURLResponse(for: request.url) else {
+                let error = HTTPStubberError(
+                    code: .invalidResponse,
+                    message: "Foundation rejected the response of \(plan.stub) for \(request.url.absoluteString).")
+                return played(.failure(error, absence: nil))
+            }
+            return played(.success(response.body, urlResponse, absence: plan.absence))
+        }
+    }
+
+    /// Records in the journal how the exchange ended for the caller: with the error it received, if any.
+    func complete(_ played: Played, callerError: (any Error)?) {
+        guard let entry = played.entry else { return }
+        stubber.complete(entry, after: .now - played.entryStart, error: callerError)
+    }
+
+    /// Waits until `seconds` after `start`; returns `URLError(.cancelled)` when the task is cancelled.
+    private func sleep(until seconds: Double, from start: ContinuousClock.Instant, url: URL) async -> (any Error)? {
+        guard seconds > 0 else { return nil }
+        do {
+            try await Task.sleep(until: start + .seconds(seconds), clock: .continuous)
+            return nil
+        } catch {
+            return Self.cancelled(url)
+        }
+    }
+
+    /// `URLError(.cancelled)` for a URL, as URLSession reports a cancelled request.
+    static func cancelled(_ url: URL?) -> URLError {
+        URLError(.cancelled, userInfo: Redirect.failingURLInfo(url, "cancelled"))
+    }
+
+    /// A `CancellationError` as URLSession reports it; other errors unchanged.
+    static func cancellation(of error: any Error, url: URL) -> any Error {
+        error is CancellationError ? cancelled(url) : error
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+extension HTTPStubber {
+    /// The requests this stubber received, oldest first: each with the stub that answered (or why none did),
+    /// the response, and when and how delivery ended.
+    ///
+    /// The journal keeps the newest ``journalCapacity`` requests; ``receivedCount``, ``unmatchedCount`` and
+    /// ``hitCount(of:)`` stay exact beyond that.
+    public var journal: [HTTPJournalEntry] {
+        usage.withLock { $0.journal.entries }
+    }
+
+    /// How many requests the journal keeps (the newest); ``defaultJournalCapacity`` unless set. Lowering it
+    /// drops the oldest entries at once. A negative capacity counts as 0.
+    public var journalCapacity: Int {
+        get { usage.withLock { $0.journal.capacity } }
+        set { usage.withLock { $0.setJournalCapacity(newValue) } }
+    }
+
+    /// How many requests the journal dropped to stay within ``journalCapacity`` since it was last cleared.
+    public var droppedJournalEntryCount: Int {
+        usage.withLock { $0.journal.droppedCount }
+    }
+
+    /// How many requests the stubber received since the journal was last cleared.
+    public var receivedCount: Int {
+        usage.withLock { $0.receivedCount }
+    }
+
+    /// How many requests no stub matched (and that failed for it) since the journal was last cleared.
+    public var unmatchedCount: Int {
+        usage.withLock { $0.unmatchedCount }
+    }
+
+    /// The journal's entries for requests no stub matched.
+    public var unmatchedRequests: [HTTPJournalEntry] {
+        journal.filter(\.isUnmatched)
+    }
+
+    /// How many requests a stub answered in this stubber since the journal was last cleared.
+    /// - Parameter stub: The stub.
+    /// - Returns: The count.
+    public func hitCount(of stub: HTTPStubRequest) -> Int {
+        usage.withLock { $0.hits[stub.id, default: 0] }
+    }
+
+    /// Forgets the journal and the counts that verification reads; stubs, sequences and scenarios stay.
+    public func clearJournal() {
+        usage.withLock { $0.clearJournal() }
+    }
+
+    /// Starts every response sequence, ``HTTPStubRequest/times(_:)`` limit and scenario over; the journal
+    /// stays.
+    public func resetState() {
+        usage.withLock { $0.resetState() }
+    }
+
+    /// The current state of a scenario in this stubber: its initial state until a stub or
+    /// ``setState(_:of:)`` moves it.
+    /// - Parameter scenario: The scenario.
+    /// - Returns: The state.
+    public func state(of scenario: HTTPStubScenario) -> String {
+        usage.withLock { $0.state(of: scenario) }
+    }
+
+    /// Moves a scenario to a state in this stubber.
+    /// - Parameters:
+    ///   - state: The state.
+    ///   - scenario: The scenario.
+    public func setState(_ state: String, of scenario: HTTPStubScenario) {
+        usage.withLock { $0.setState(state, of: scenario) }
+    }
+}

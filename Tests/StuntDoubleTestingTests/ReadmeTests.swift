@@ -1,0 +1,51 @@
+import Foundation
+import StuntDouble
+import StuntDoubleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The README's quick start, as written.
+@Suite(.stubbed) struct UserTests {  // each test gets its own stubber: safe in parallel
+    @Test func loadsTheUser() async throws {
+        let user = HTTPStubRequest()
+            .match(URI: "https://api.example.com/users/{id}")
+            .stub(
+                for: .get,
+                responseProvider: { request, _ in
+                    .json(#"{"id": "\#(request[templateVariable: "id"]!)"}"#)
+                })
+        HTTPStubber.current.add(stub: user)
+
+        let session = HTTPStubSession()  // give it to the code under test (no URLSession involved)
+        let (data, response) = try await session.data(from: URL(string: "https://api.example.com/users/42")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(data == Data(#"{"id": "42"}"#.utf8))
+        HTTPStubber.current.expect(user, called: .once)
+    }
+}
+
+/// The report the README shows for a request no stub matches.
+@Suite struct ReadmeReportTests {
+    @Test func theUnmatchedReport() throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "https://api.example.com/users/{id}").stub(for: .get, json: "{}"))
+        let report = try #require(
+            try stubber.decision(for: URLRequest(url: URL(string: "https://api.example.com/user/42")!)).report)
+        let expected = """
+            No stub matched GET https://api.example.com/user/42
+              body: (empty)
+
+            Closest stubs (1 of 1):
+              1. stub at StuntDoubleTestingTests/ReadmeTests.swift:35: 1 of 2 checks failed
+                 ✓ method GET has a response
+                 ✗ URL matches template https://api.example.com/users/{id}
+                    expected: https://api.example.com/users/{id}
+                    actual:   https://api.example.com/user/42
+            """
+        #expect(report.description.hasPrefix(expected), "\(report.description)")
+    }
+}
