@@ -225,14 +225,26 @@ import FoundationNetworking
     }
 }
 
-@Suite struct ProtocolClassTableTests {
-    @Test func stubbersThatAreGoneLeaveTheTable() {
-        let before = ProtocolClasses.registeredCount()
-        for _ in 0..<2_000 {
-            _ = HTTPStubber()
+@Suite struct WeakTableTests {
+    final class Object: Sendable {}
+
+    @Test func objectsThatAreGoneAreSweptOutAsTheTableGrows() {
+        var table = WeakTable<Object>(minimumSweep: 4)
+        let kept = (0..<3).map { _ in Object() }
+        for object in kept {
+            table.set(object, for: ObjectIdentifier(object))
         }
-        // Without sweeping, 4,000 entries more (two classes per stubber); with it, at most about twice those of
-        // the stubbers alive (other tests run in parallel) plus the sweep's floor.
-        #expect(ProtocolClasses.registeredCount() < before + 2_000)
+        // Distinct keys that stay alive, each given an object that is gone at once.
+        let keys = (0..<1_000).map { _ in Object() }
+        var peak = table.count
+        for key in keys {
+            table.set(Object(), for: ObjectIdentifier(key))
+            peak = max(peak, table.count)
+        }
+        #expect(peak <= 8, "about twice the live entries, not 1,003: \(peak)")
+        for object in kept {
+            #expect(table.object(for: ObjectIdentifier(object)) === object, "live objects stay")
+        }
+        #expect(table.object(for: ObjectIdentifier(keys[999])) == nil, "an object that is gone is not returned")
     }
 }

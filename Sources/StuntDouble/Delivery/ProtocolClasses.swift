@@ -38,18 +38,7 @@ enum ProtocolClasses {
         let global: URLProtocol.Type
     }
 
-    private struct Owner: Sendable {
-        weak var stubber: HTTPStubber?
-    }
-
-    /// Each class's stubber. Entries of stubbers that are gone are dropped whenever the table doubled since
-    /// the last sweep, so that a process making a stubber per test keeps it small.
-    private struct Owners: Sendable {
-        var byClass: [ObjectIdentifier: Owner] = [:]
-        var sweepAt = 256
-    }
-
-    private static let owners = Locked(Owners())
+    private static let owners = Locked(WeakTable<HTTPStubber>())
 
     /// The classes of stubber number `number`: the same classes for the same number, new ones for a new one.
     static func classes(number: UInt64) -> Classes {
@@ -65,23 +54,14 @@ enum ProtocolClasses {
     /// Records which stubber a stubber's classes belong to.
     static func register(_ classes: Classes, for stubber: HTTPStubber) {
         owners.withLock { owners in
-            if owners.byClass.count >= owners.sweepAt {
-                owners.byClass = owners.byClass.filter { $0.value.stubber != nil }
-                owners.sweepAt = max(256, owners.byClass.count * 2)
-            }
-            owners.byClass[ObjectIdentifier(classes.session)] = Owner(stubber: stubber)
-            owners.byClass[ObjectIdentifier(classes.global)] = Owner(stubber: stubber)
+            owners.set(stubber, for: ObjectIdentifier(classes.session))
+            owners.set(stubber, for: ObjectIdentifier(classes.global))
         }
     }
 
     /// The stubber a protocol class belongs to, or `nil` when it no longer exists.
     static func stubber(for protocolClass: AnyClass) -> HTTPStubber? {
-        owners.withLock { $0.byClass[ObjectIdentifier(protocolClass)]?.stubber }
-    }
-
-    /// How many classes the table holds, for tests.
-    static func registeredCount() -> Int {
-        owners.withLock { $0.byClass.count }
+        owners.withLock { $0.object(for: ObjectIdentifier(protocolClass)) }
     }
 
     private static func one<Rest: SlotNumber>(_: Rest.Type) -> any SlotNumber.Type { SlotOne<Rest>.self }
@@ -92,5 +72,38 @@ enum ProtocolClasses {
             session: StubURLProtocol<Slot, SessionInterception>.self,
             global: StubURLProtocol<Slot, GlobalInterception>.self
         )
+    }
+}
+
+/// Objects by key, held weakly. Entries whose object is gone are swept out whenever the table doubled since the
+/// last sweep (and holds at least `minimumSweep` entries), so that a process making a stubber per test keeps
+/// it small at an amortized constant cost.
+struct WeakTable<Object: AnyObject & Sendable>: Sendable {
+    private struct Entry: Sendable {
+        weak var object: Object?
+    }
+
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private let minimumSweep: Int
+    private var sweepAt: Int
+
+    init(minimumSweep: Int = 256) {
+        self.minimumSweep = minimumSweep
+        sweepAt = minimumSweep
+    }
+
+    /// How many entries the table holds, including those whose object is gone.
+    var count: Int { entries.count }
+
+    mutating func set(_ object: Object, for key: ObjectIdentifier) {
+        if entries.count >= sweepAt {
+            entries = entries.filter { $0.value.object != nil }
+            sweepAt = max(minimumSweep, entries.count * 2)
+        }
+        entries[key] = Entry(object: object)
+    }
+
+    func object(for key: ObjectIdentifier) -> Object? {
+        entries[key]?.object
     }
 }
