@@ -149,6 +149,20 @@ for kind in [Kind.exactURL, .template] {
     let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
     print("adding 10,000 \(kind.rawValue) stubs: \(String(format: "%.1f", milliseconds)) ms")
 }
+// A stubber per test: what making one costs (each has its own URLProtocol classes, instantiated generics).
+do {
+    let count = quick ? 100 : 2_000
+    let clock = ContinuousClock()
+    var stubbers: [HTTPStubber] = []
+    stubbers.reserveCapacity(count)
+    let elapsed = clock.measure {
+        for _ in 0..<count {
+            stubbers.append(HTTPStubber())
+        }
+    }
+    let microseconds = (Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+    print("making \(format(Double(count))) stubbers: \(String(format: "%.0f", microseconds / Double(count))) µs each")
+}
 if quick {
     print("quick run (one short round): the numbers only show that the benchmark works")
 } else if missed.isEmpty {
