@@ -24,14 +24,14 @@ let package = Package(
             dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
-            name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe"],
+            name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "StuntDoubleTestingTests", dependencies: ["StuntDoubleTesting", "StuntDouble"]),
         .testTarget(
             name: "StuntDoubleTargetsTests",
             dependencies: [
-                "StuntDoubleTargets", "StuntDouble",
+                "StuntDoubleTargets", "StuntDouble", "TestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Loopback servers for tests that reach a network: one that answers, one that never does.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Runs in its own process for SharedSessionProcessTests (URLSession.shared needs a fresh process).
         .executableTarget(name: "SharedSessionProbe", dependencies: ["StuntDouble"], path: "Tests/SharedSessionProbe"),
     ]

@@ -3,6 +3,7 @@ import InMemoryLogging
 import Logging
 import StuntDouble
 import StuntDoubleTargets
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -38,6 +39,29 @@ import FoundationNetworking
         #expect(stubber.unmatchedCount == 1)
         #expect(stubber.hitCount(of: me) == 2)
         #expect(stubber.unmatchedRequests.map(\.number) == [2])
+    }
+
+    @Test(arguments: [false, true])
+    func theJournalRecordsWhatTheCallerReceived(stubSession: Bool) async throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 201, body: Data("from the network".utf8)) }
+        defer { server.stop() }
+        let stubber = HTTPStubber()
+        stubber.unhandledMode = .optin
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://api.test/me").stub(for: .get, body: "mark"))
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://api.test/old").stub(for: .get) {
+                $0.statusCode = .movedPermanently
+                $0.headers[.location] = "/me"
+            })
+        let session: any AsyncURLSessionProtocol = stubSession ? stubber.stubSession() : stubber.session()
+        _ = try await session.data(from: URL(string: "https://api.test/old")!)
+        _ = try await session.data(from: server.baseURL.appendingPathComponent("passed"))
+
+        let completions = stubber.journal.map(\.completion)
+        #expect(completions.map { $0?.statusCode } == [.movedPermanently, .ok, .created])
+        #expect(completions.map { $0?.bodyByteCount } == [0, 4, 16])
+        let passed = try #require(stubber.journal.last).description
+        #expect(passed.contains("passed through to the network (opt-in mode); the network answered 201, 16 bytes"))
     }
 
     @Test func anEntryReadsAsOneLine() async throws {

@@ -8,9 +8,11 @@ import FoundationNetworking
 
 // Seed 002: hide URLSession behind `URLSessionProtocol`, inject a session that plays back chosen conditions.
 // The seed's protocols, and URLSession's conformance, are StuntDouble's; its `APIService` is written here as
-// the seed describes it (the seed omits the body of its request method), and its mock compiles as written.
-// Adapted for Swift 6: the service's completion is `@Sendable` and its decoded type `Sendable`, as the
-// session's completion handler runs on another thread.
+// the seed describes it (the seed omits the body of its request method), and its mock compiles as written but
+// for where it reads its fixture. Adapted for Swift 6: the service's completion is `@Sendable` and its decoded
+// type `Sendable`, as the session's completion handler runs on another thread. The mock reads `content.json`
+// from `Bundle.module` (a package has no `Bundle.main` resources), in the `Fixtures` folder, with
+// `String(contentsOfFile:encoding:)` (the form without an encoding is deprecated).
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The seed's error cases (its `status_200` names the condition, not an error the service returns).
@@ -86,7 +88,7 @@ final class APIService {
     }
 }
 
-/// The seed's hand-written mock, as written (`Bundle.module` for `Bundle.main`): it still compiles against
+/// The seed's hand-written mock, as written but for its fixture's location: it still compiles against
 /// StuntDouble's protocols, so a suite can move to `HTTPStubSession` one test at a time.
 final class MockURLSession: URLSessionProtocol {
     let dummyData: Data

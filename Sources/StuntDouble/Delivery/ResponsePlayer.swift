@@ -53,6 +53,8 @@ final class ResponsePlayer: @unchecked Sendable {
     private var currentURL: URL?
     /// The journal entry of the request being answered (changes with redirects), and when it was received.
     private var journalEntry: (number: Int, receivedAt: ContinuousClock.Instant)?
+    /// The status code handed to the client, and the body bytes since, for the journal.
+    private var delivered: (statusCode: Int, bodyByteCount: Int)?
 
     private struct Step {
         /// Seconds after the start.
@@ -223,11 +225,14 @@ final class ResponsePlayer: @unchecked Sendable {
         }
     }
 
-    /// Records in the journal how the delivery of the current request ended (the lock is held).
-    private func completeJournalEntry(_ error: (any Error)?) {
+    /// Records in the journal how the delivery of the current request ended (the lock is held): with an
+    /// error, or with what the client received (or the redirect's status, when it answered with one).
+    private func completeJournalEntry(_ error: (any Error)?, redirectStatus: Int? = nil) {
         guard let (number, receivedAt) = journalEntry else { return }
         journalEntry = nil
-        stubber.complete(number, after: .now - receivedAt, error: error)
+        stubber.complete(
+            number, after: .now - receivedAt, error: error, statusCode: redirectStatus ?? delivered?.statusCode,
+            bodyByteCount: delivered?.bodyByteCount)
     }
 
     /// Forgets what is left to do once the task ended (so that no timer or closure keeps the player alive).
@@ -273,8 +278,6 @@ final class ResponsePlayer: @unchecked Sendable {
         let decision =
             decision
             ?? {
-                // A redirect's next request: the previous one's delivery ended when its 3xx arrived.
-                completeJournalEntry(nil)
                 let (decision, entry) = stubber.decide(request, via: .urlSession)
                 journalEntry = (entry, .now)
                 return decision
@@ -289,7 +292,10 @@ final class ResponsePlayer: @unchecked Sendable {
                         // The redirect's cookies are stored before the next request is built, so that it carries them.
                         cookies.store(plan.response, for: request.url)
                         switch Redirect.next(after: plan, to: target, hop: hop, cookies: cookies) {
-                        case .follow(let nextRequest): decide(nextRequest, hop: hop + 1, at: time)
+                        case .follow(let nextRequest):
+                            // This request's delivery ended when its 3xx arrived: to the redirect.
+                            completeJournalEntry(nil, redirectStatus: plan.response?.statusCode.rawValue)
+                            decide(nextRequest, hop: hop + 1, at: time)
                         case .fail(let error): append(time, isEvent: false, .fail(error))
                         }
                     })
@@ -405,9 +411,11 @@ final class ResponsePlayer: @unchecked Sendable {
         }
         switch action {
         case .receive(let response, let policy):
+            delivered = ((response as? HTTPURLResponse)?.statusCode ?? 0, 0)
             client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: policy)
         case .load(let data):
             if !data.isEmpty {
+                delivered?.bodyByteCount += data.count
                 client?.urlProtocol(urlProtocol, didLoad: data)
             }
         case .finish:

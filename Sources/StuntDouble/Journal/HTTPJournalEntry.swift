@@ -20,13 +20,18 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// while the response is still being delivered, or when the path cannot tell (``HTTPDeliveryPath/direct``).
     public internal(set) var completion: Completion?
 
-    /// How the delivery of a response ended.
+    /// How the delivery of a response ended: what the caller received, and when.
     public struct Completion: Sendable {
         /// The time from receiving the request to the end of delivery.
         public let duration: Duration
         /// The error the caller received (the stub's error, a timeout, a cancellation ...), or `nil` when the
         /// response was delivered.
         public let error: (any Error)?
+        /// The status code of the response the caller received (the network's, for a request passed
+        /// through; the 3xx, for a request answered by a redirect), or `nil` when it received none.
+        public let statusCode: HTTPStatusCode?
+        /// How many body bytes the caller received with that response, or `nil` when it received none.
+        public let bodyByteCount: Int?
     }
 
     /// The stub that answered, or `nil`.
@@ -57,6 +62,9 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
             let seconds = String(format: "%.3f", completion.duration.seconds)
             if let error = completion.error {
                 text += "; failed after \(seconds) s: \(Self.describe(error))"
+            } else if case .passThrough = decision, let status = completion.statusCode {
+                text +=
+                    "; the network answered \(status.rawValue), \(completion.bodyByteCount ?? 0) bytes after \(seconds) s"
             } else {
                 text += "; delivered after \(seconds) s"
             }

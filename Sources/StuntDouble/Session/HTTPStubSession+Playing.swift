@@ -35,7 +35,7 @@ extension HTTPStubSession {
     }
 
     /// How an exchange was played: the outcome, and the journal entry of its last request, which
-    /// ``complete(_:callerError:)`` completes once the caller's view of the outcome is final.
+    /// `complete(_:received:)` completes once the caller's view of the outcome is final.
     struct Played: Sendable {
         let outcome: Outcome
         let entry: Int?
@@ -124,7 +124,8 @@ extension HTTPStubSession {
                 switch Redirect.next(after: plan, to: target, hop: hop, cookies: settings.cookies) {
                 case .follow(let next):
                     // This request's answer, the 3xx, was delivered: to the redirect.
-                    stubber.complete(entry, after: .now - entryStart, error: nil)
+                    stubber.complete(
+                        entry, after: .now - entryStart, error: nil, statusCode: plan.response?.statusCode.rawValue)
                     request = next
                     hop += 1
                     offset = head
@@ -149,10 +150,12 @@ extension HTTPStubSession {
         }
     }
 
-    /// Records in the journal how the exchange ended for the caller: with the error it received, if any.
-    func complete(_ played: Played, callerError: (any Error)?) {
+    /// Records in the journal how the exchange ended for the caller: what it received.
+    func complete(_ played: Played, received: (data: Data?, response: URLResponse?, error: (any Error)?)) {
         guard let entry = played.entry else { return }
-        stubber.complete(entry, after: .now - played.entryStart, error: callerError)
+        stubber.complete(
+            entry, after: .now - played.entryStart, error: received.error,
+            statusCode: (received.response as? HTTPURLResponse)?.statusCode, bodyByteCount: received.data?.count)
     }
 
     /// Waits until `seconds` after `start`; returns `URLError(.cancelled)` when the task is cancelled.

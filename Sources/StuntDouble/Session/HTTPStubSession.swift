@@ -204,10 +204,10 @@ public final class HTTPStubSession: URLSessionProtocol, AsyncURLSessionProtocol,
         let played = await play(receive(request))
         switch played.outcome {
         case .success(let data, let response, _):
-            complete(played, callerError: nil)
+            complete(played, received: (data, response, nil))
             return .success((data, response))
         case .failure(let error, _):
-            complete(played, callerError: error)
+            complete(played, received: (nil, nil, error))
             return .failure(error)
         }
     }

@@ -121,7 +121,7 @@ public final class HTTPStubSessionDataTask: URLSessionDataTaskProtocol, Sendable
             return (handler, values)
         }
         guard let (handler, values) = delivery else { return }
-        session.complete(played, callerError: values.error)
+        session.complete(played, received: (values.data, values.response, values.error))
         handler.call(values.data, values.response, values.error)
     }
 

@@ -240,8 +240,16 @@ public final class HTTPStubber: Sendable {
     ///   - entry: The entry's number, from `decide`.
     ///   - duration: The time since the request was received.
     ///   - error: The error the caller received, or `nil` for a delivered response.
-    func complete(_ entry: Int, after duration: Duration, error: (any Error)?) {
-        usage.withLock { $0.complete(entry, with: HTTPJournalEntry.Completion(duration: duration, error: error)) }
+    ///   - statusCode: The status code of the response the caller received, if any.
+    ///   - bodyByteCount: How many body bytes came with it.
+    func complete(
+        _ entry: Int, after duration: Duration, error: (any Error)?, statusCode: Int? = nil, bodyByteCount: Int? = nil
+    ) {
+        let completion = HTTPJournalEntry.Completion(
+            duration: duration, error: error,
+            statusCode: error == nil ? statusCode.map { HTTPStatusCode(rawValue: $0) } : nil,
+            bodyByteCount: error == nil && statusCode != nil ? bodyByteCount ?? 0 : nil)
+        usage.withLock { $0.complete(entry, with: completion) }
     }
 
     /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.

@@ -8,69 +8,69 @@ import Darwin
 
 /// A small HTTP/1.1 server on 127.0.0.1 (a port the system picks) for real requests in tests: one connection
 /// per request, `Content-Length` bodies, `Connection: close`.
-final class TestHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        let method: String
-        let target: String
-        let headers: [String: String]
-        let body: Data
+public final class TestHTTPServer: @unchecked Sendable {
+    /// A request the server received.
+    public struct Request: Sendable {
+        /// The method.
+        public let method: String
+        /// The request target (path and query).
+        public let target: String
+        /// The headers, as sent.
+        public let headers: [String: String]
+        /// The body.
+        public let body: Data
 
-        func header(_ name: String) -> String? {
+        /// A header's value, by a case-insensitive name.
+        public func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
     }
 
-    struct Reply: Sendable {
-        var status: Int = 200
-        var headers: [String: String] = [:]
-        var body = Data()
+    /// What the server answers.
+    public struct Reply: Sendable {
+        /// The status code.
+        public var status: Int
+        /// Extra headers.
+        public var headers: [String: String]
+        /// The body.
+        public var body: Data
         /// Seconds to wait before answering.
-        var delay: Double = 0
+        public var delay: Double
+
+        /// A reply.
+        public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: Double = 0) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+        }
     }
 
-    let port: Int
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// The port it listens on.
+    public let port: Int
+    /// `http://127.0.0.1:port`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     private let socket: Int32
     private let handler: @Sendable (Request) -> Reply
     private let lock = NSLock()
     private var received: [Request] = []
 
     /// The requests received so far.
-    var requests: [Request] { lock.withLock { received } }
+    public var requests: [Request] { lock.withLock { received } }
 
-    init(_ handler: @escaping @Sendable (Request) -> Reply) throws {
+    /// Starts a server that answers each request with the handler's reply.
+    /// - Parameter handler: Makes the reply to a request.
+    /// - Throws: `URLError(.cannotConnectToHost)` when no port can be bound.
+    public init(_ handler: @escaping @Sendable (Request) -> Reply) throws {
         self.handler = handler
-        #if canImport(Glibc)
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw URLError(.cannotConnectToHost) }
-        var reuse: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 64) == 0 else {
-            close(descriptor)
-            throw URLError(.cannotConnectToHost)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        socket = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try LoopbackListener(backlog: 64)
+        socket = listener.socket
+        port = listener.port
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
     /// Stops accepting connections.
-    func stop() {
+    public func stop() {
         shutdown(socket, Int32(SHUT_RDWR))
         close(socket)
     }
