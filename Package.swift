@@ -27,7 +27,9 @@ let package = Package(
             name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "StuntDoubleTestingTests", dependencies: ["StuntDoubleTesting", "StuntDouble"]),
+        .testTarget(
+            name: "StuntDoubleTestingTests", dependencies: ["StuntDoubleTesting", "StuntDouble", "TestSupport"]
+        ),
         .testTarget(
             name: "StuntDoubleTargetsTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 import StuntDouble
 import StuntDoubleTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -40,7 +41,7 @@ import FoundationNetworking
     })
 struct PerSuiteTraitTests {
     /// The stubbers the suite's tests saw, kept alive so that no two can share an address.
-    static let seen = Collected<[HTTPStubber]>([])
+    static let seen = SharedValue<[HTTPStubber]>([])
 
     func sharesTheSuitesStubber(adding name: String) async throws {
         let stubber = HTTPStubber.current
@@ -92,7 +93,7 @@ struct NestedTraitTests {
         let trait = StubberTrait.stubbed(unhandledMode: .optin) { stubber in
             stubber.add(stub: HTTPStubRequest(name: "default").stub(for: .get, code: .ok))
         }
-        let seen = Collected<[String?]>([])
+        let seen = SharedValue<[String?]>([])
         try await trait.provideScope(for: test, testCase: nil) {
             seen.update { $0 = HTTPStubber.current.stubs.map(\.name) }
             #expect(HTTPStubber.current.unhandledMode == .optin)
@@ -103,7 +104,7 @@ struct NestedTraitTests {
 
     @Test func unmatchedRequestsAreRecordedWhenTheScopeEnds() async throws {
         let test = try #require(Test.current)
-        let reports = Collected<[String]>([])
+        let reports = SharedValue<[String]>([])
         try await withKnownIssue {
             try await StubberTrait.stubbed.provideScope(for: test, testCase: nil) {
                 HTTPStubber.current.add(
@@ -123,7 +124,7 @@ struct NestedTraitTests {
 
     @Test func anUnmatchedErrorTheTestThrowsIsNotReportedTwice() async throws {
         let test = try #require(Test.current)
-        let issues = Collected(0)
+        let issues = SharedValue(0)
         try await withKnownIssue {
             try await StubberTrait.stubbed.provideScope(for: test, testCase: nil) {
                 _ = try await HTTPStubSession().data(from: URL(string: "https://api.test/nothing")!)

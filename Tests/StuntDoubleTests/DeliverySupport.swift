@@ -106,30 +106,3 @@ extension URLSession {
 func secondsSince(_ start: ContinuousClock.Instant) -> Double {
     (ContinuousClock.now - start).seconds
 }
-
-/// A value behind a lock, for counters shared with stubs' closures.
-final class SharedValue<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value { lock.withLock { stored } }
-
-    func update<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&stored) }
-    }
-}
-
-extension SharedValue where Value == Int {
-    /// Adds one; returns the new value.
-    @discardableResult
-    func increment() -> Int {
-        update { value in
-            value += 1
-            return value
-        }
-    }
-}
