@@ -22,8 +22,9 @@ import FoundationNetworking
 /// a `URLSession` of the same configuration). Unmatched requests fail with an ``HTTPStubberError`` whose
 /// report names the closest stubs. Every request is recorded in the stubber's ``HTTPStubber/journal``.
 ///
-/// What it reads from its configuration: `timeoutIntervalForRequest`, `httpAdditionalHeaders`, and the
-/// cookie settings (`httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies`). Task delegates
+/// What it reads from its configuration: `timeoutIntervalForRequest` (for requests that keep the default
+/// `timeoutInterval` of 60 seconds, as URLSession does), `httpAdditionalHeaders`, and the cookie settings
+/// (`httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies`). Task delegates
 /// passed to its methods are not called: there is no network task for them to observe.
 ///
 /// The session keeps its stubber alive.
