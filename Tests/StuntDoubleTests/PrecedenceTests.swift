@@ -81,20 +81,44 @@ import Testing
         #expect(stubber.plan("delete", url)?.response?.statusCode == .noContent, "method names ignore case")
     }
 
-    @Test func anIgnoreRuleNeverHidesAStub() throws {
+    @Test(arguments: [HTTPStubber.UnhandledMode.optout, .optin])
+    func anIgnoreRuleWinsOverEveryStub(_ mode: HTTPStubber.UnhandledMode) throws {
         let stubber = HTTPStubber()
+        stubber.unhandledMode = mode
+        let catchAll = try HTTPStubRequest().match(urlRegex: "(?s).*").stub(for: .get, body: "caught")
+        catchAll.priority = 1_000
+        stubber.add(stub: catchAll)
         stubber.add(ignoreURL: "https://api.example.com", options: [.ignorePath, .ignoreQueryParameters])
-        stubber.add(stub: stub("stubbed"))
-        #expect(stubber.bodyText("GET", url) == "stubbed")
-        guard
-            case .passThrough(.ignored) = try stubber.decision(for: makeRequest("GET", "https://api.example.com/other"))
-        else {
-            Issue.record("the ignore rule should let unstubbed requests through")
-            return
+        stubber.add(stub: stub("stubbed"))  // exactly this URL, added after the rule
+
+        for target in [url, "https://api.example.com/other?x=1"] {
+            guard case .passThrough(.ignored(let rule)) = try stubber.decision(for: makeRequest("GET", target)) else {
+                Issue.record("the ignore rule should let \(target) through in \(mode) mode")
+                continue
+            }
+            #expect(rule === stubber.ignoreRules.first)
         }
+        #expect(stubber.bodyText("GET", "https://other.example.com/") == "caught", "rules only cover what they match")
+        #expect(stubber.hitCount(of: catchAll) == 1)
+        let entry = try #require(stubber.journal.first)
+        #expect(entry.description.contains("to the network (ignore rule: URL is https://api.example.com"))
+
         let rule = try #require(stubber.ignoreRules.first)
         stubber.remove(ignoreRule: rule)
-        #expect(try stubber.decision(for: makeRequest("GET", "https://api.example.com/other")).report != nil)
+        #expect(stubber.bodyText("GET", url) == "caught", "without the rule, the stubs answer again, by priority")
+    }
+
+    @Test func theErrorOfAnIgnoredRequestNamesTheRule() throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "(?s).*").stub(for: .get, body: "caught"))
+        stubber.add(ignoreRule: try HTTPStubIgnoreRule().match(urlRegex: "^https://telemetry\\."))
+        #expect {
+            try stubber.response(for: makeRequest("GET", "https://telemetry.example.com/ping"))
+        } throws: { error in
+            let error = error as? HTTPStubberError
+            return error?.code == .notStubbed && error?.message.contains("lets it through") == true
+                && error?.message.contains("telemetry") == true
+        }
     }
 
     @Test func aStubWithoutMatchersMatchesEveryURL() {

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -249,6 +250,24 @@ struct TeapotError: Error, Equatable {
             Issue.record("expected a pass-through, got \(entry)")
             return
         }
+    }
+
+    @Test(arguments: DeliveryPath.allCases)
+    func anIgnoredUpstreamIsReachedEvenUnderACatchAllStub(_ path: DeliveryPath) async throws {
+        let upstream = try TestHTTPServer { _ in .init(body: Data("from the upstream".utf8)) }
+        defer { upstream.stop() }
+        let stubber = HTTPStubber()
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "(?s).*").stub(for: .get, body: "stubbed"))
+        stubber.add(ignoreURL: upstream.baseURL.absoluteString, options: [.ignorePath, .ignoreQueryParameters])
+        let session = path.session(stubber)
+
+        let (real, _) = try await session.data(from: upstream.baseURL.appendingPathComponent("v1/items"))
+        let (stubbed, _) = try await session.data(from: URL(string: "https://api.test/anything")!)
+        #expect(String(decoding: real, as: UTF8.self) == "from the upstream")
+        #expect(String(decoding: stubbed, as: UTF8.self) == "stubbed")
+        #expect(upstream.requests.map(\.target) == ["/v1/items"])
+        let entry = try #require(stubber.journal.first)
+        #expect(entry.description.contains("passed through to the network (ignore rule: URL is \(upstream.baseURL)"))
     }
 
     @Test(arguments: DeliveryPath.allCases)

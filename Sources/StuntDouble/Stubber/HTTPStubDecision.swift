@@ -2,14 +2,15 @@
 public enum HTTPStubDecision: Sendable {
     /// A stub matched: deliver its plan.
     case stub(HTTPResponsePlan)
-    /// No stub matched and the request may go to the network.
+    /// The request may go to the network: an ignore rule matched it (whatever the stubs), or no stub did in
+    /// opt-in mode.
     case passThrough(PassThroughReason)
     /// No stub matched and the request must fail with this report (opt-out mode, the default).
     case unmatched(HTTPUnmatchedRequestReport)
 
-    /// Why an unstubbed request may go to the network.
+    /// Why a request may go to the network unstubbed.
     public enum PassThroughReason: Sendable {
-        /// An ignore rule matched it.
+        /// An ignore rule matched it: rules win over every stub.
         case ignored(HTTPStubIgnoreRule)
         /// The stubber is in opt-in mode: requests no stub matches go to the network.
         case optIn

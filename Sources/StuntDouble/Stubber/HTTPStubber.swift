@@ -16,10 +16,10 @@ import FoundationNetworking
 /// ```
 ///
 /// Which stub wins when several match: the highest ``HTTPStubRequest/priority``, then the most recently
-/// added, so a test can override a suite's default stub by adding its own. A request no stub matches fails
-/// with a report of the closest stubs (``UnhandledMode/optout``, the default) or goes to the network
-/// (``UnhandledMode/optin``, or when an ignore rule matches it). Every method is safe to call from any
-/// thread.
+/// added, so a test can override a suite's default stub by adding its own. A request that an ignore rule
+/// matches goes to the network, whatever the stubs say. A request no stub matches fails with a report of the
+/// closest stubs (``UnhandledMode/optout``, the default) or goes to the network (``UnhandledMode/optin``).
+/// Every method is safe to call from any thread.
 public final class HTTPStubber: Sendable {
     /// What happens to requests that no stub matches.
     public enum UnhandledMode: Hashable, Sendable {
@@ -118,13 +118,16 @@ public final class HTTPStubber: Sendable {
 
     // MARK: - Ignore rules and modes
 
-    /// Adds a rule that lets requests no stub matches through to the network.
+    /// Adds a rule that lets the requests it matches through to the network, unstubbed.
+    ///
+    /// A rule wins over every stub, in both modes: in opt-out mode it names the URLs that are never stubbed,
+    /// and in opt-in mode it excludes URLs that a broad stub would otherwise catch.
     /// - Parameter ignoreRule: The rule.
     public func add(ignoreRule: HTTPStubIgnoreRule) {
         state.withLock { $0.ignoreRules.append(ignoreRule) }
     }
 
-    /// Adds a rule that lets requests to a URL through to the network.
+    /// Adds a rule that lets requests to a URL through to the network, even when a stub matches them.
     ///
     /// The scheme counts unless the options say otherwise: `http://www.apple.com` does not cover
     /// `https://www.apple.com`; add `.ignoreScheme` for both. A URL that is not usable makes a rule that
@@ -199,7 +202,10 @@ public final class HTTPStubber: Sendable {
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
             let decision: HTTPStubDecision
             var claimed: StubUsage.Claim?
-            if let (entry, variables) = stubs.firstMatch(request, available: available) {
+            // An ignore rule means "never stub this": it wins over every stub, in both modes.
+            if !ignoreRules.isEmpty, let rule = ignoreRules.first(where: { $0.matches(request) }) {
+                decision = .passThrough(.ignored(rule))
+            } else if let (entry, variables) = stubs.firstMatch(request, available: available) {
                 let source = entry.definition.source(for: request.method) ?? .echo
                 if available != nil || entry.isStateful {
                     let method = request.method
@@ -215,8 +221,6 @@ public final class HTTPStubber: Sendable {
                     response = source.response(for: matched, stub: entry.stub)
                 }
                 decision = .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
-            } else if let rule = ignoreRules.first(where: { $0.matches(request) }) {
-                decision = .passThrough(.ignored(rule))
             } else if mode == .optin, stubs.problemCount == 0 {
                 decision = .passThrough(.optIn)
             } else {

@@ -1,7 +1,8 @@
 /// A rule that lets matching requests through to the network, unstubbed.
 ///
-/// Rules accept every matcher stubs do. A request that a stub matches is stubbed even when a rule matches
-/// it too: rules only decide what happens to requests no stub answers.
+/// Rules accept every matcher stubs do. A rule means "never stub this": a request it matches goes to the
+/// network even when a stub matches it too, in both ``HTTPStubber/UnhandledMode``s, as if the stubber were
+/// disabled. The journal names the rule that let each such request through.
 ///
 /// ```swift
 /// HTTPStubber.shared.add(ignoreURL: "http://www.apple.com", options: [.ignorePath, .ignoreQueryParameters])
