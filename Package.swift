@@ -17,8 +17,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
-        .target(name: "StuntDouble"),
-        .target(name: "StuntDoubleTesting", dependencies: ["StuntDouble"]),
+        .target(name: "StuntDouble", dependencies: ["CStuntDouble"]),
+        // Code that runs when a process loads StuntDouble (and StuntDoubleTesting): see load.c in each.
+        .target(name: "CStuntDouble"),
+        .target(name: "StuntDoubleTesting", dependencies: ["StuntDouble", "CStuntDoubleTesting"]),
+        .target(name: "CStuntDoubleTesting"),
         .target(
             name: "StuntDoubleTargets",
             dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]

@@ -1,9 +1,10 @@
-// Runs in its own process, so that it controls when the first URLSession is created: the order that
-// decides, on Linux, whether HTTPStubber.shared.enable() reaches URLSession.shared. Used by
-// SharedSessionProcessTests.
+// Runs in its own process, so that it controls what happens before HTTPStubber.shared.enable(): the order that
+// decided, on Linux, whether enable() reaches URLSession.shared. Used by SharedSessionProcessTests.
 //
-//   SharedSessionProbe early   enable() before any session exists, then request with URLSession.shared
-//   SharedSessionProbe late    create a session first, then enable()
+//   SharedSessionProbe early       enable() before any session exists, then request with URLSession.shared
+//   SharedSessionProbe late        create sessions first (URLSession.shared too), then enable()
+//   SharedSessionProbe unreachable URLSession.shared created without StuntDouble's protocol class, then enable()
+//                                  twice (the warning on standard error comes once)
 
 import Foundation
 import StuntDouble
@@ -13,14 +14,25 @@ import FoundationNetworking
 #endif
 
 let mode = CommandLine.arguments.dropFirst().first ?? "early"
-if mode == "late" {
+switch mode {
+case "late":
     _ = URLSession(configuration: .ephemeral)
+    _ = URLSession.shared.configuration
+case "unreachable":
+    HTTPStubber.withdrawGlobalProtocolRegistration()
+    _ = URLSession.shared.configuration
+default:
+    break
 }
 HTTPStubber.shared.add(
     stub: HTTPStubRequest().match(URL: "https://probe.test/hello").stub(
         for: .get, body: "stubbed via URLSession.shared")
 )
 HTTPStubber.shared.enable()
+if mode == "unreachable" {
+    HTTPStubber.shared.disable()
+    HTTPStubber.shared.enable()
+}
 print("intercepts shared session: \(HTTPStubber.shared.interceptsSharedSession)")
 do {
     try HTTPStubber.shared.requireSharedSessionInterception()

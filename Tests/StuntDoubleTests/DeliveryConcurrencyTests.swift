@@ -80,31 +80,3 @@ import FoundationNetworking
         #expect(data == body)
     }
 }
-
-/// `HTTPStubber.enable()` and `URLSession.shared`. Tests in this process have created sessions already, so
-/// on Linux interception cannot reach `URLSession.shared` here: the stubber must say so. The positive case
-/// needs a fresh process: see `SharedSessionProcessTests`.
-@Suite struct GlobalInterceptionTests {
-    @Test func enablingTooLateSaysSoInsteadOfLettingRequestsThrough() throws {
-        let stubber = HTTPStubber()
-        _ = URLSession.shared  // as any earlier test would have
-        stubber.enable()
-        defer { stubber.disable() }
-        #expect(stubber.isEnabled)
-        #if canImport(FoundationNetworking)
-        #expect(!stubber.interceptsSharedSession)
-        #expect {
-            try stubber.requireSharedSessionInterception()
-        } throws: { error in
-            let error = error as? HTTPStubberError
-            return error?.code == .interceptionUnavailable && error?.message.contains("stubber.session()") == true
-        }
-        #endif
-    }
-
-    @Test func aDisabledStubberSaysSo() {
-        let stubber = HTTPStubber()
-        #expect(!stubber.interceptsSharedSession)
-        #expect(throws: HTTPStubberError.self) { try stubber.requireSharedSessionInterception() }
-    }
-}

@@ -203,30 +203,6 @@ import FoundationNetworking
     }
 }
 
-@Suite struct GlobalRegistrationTests {
-    @Test func enablingAndDisablingTheRegisteredClass() async throws {
-        let stubber = HTTPStubber()
-        stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "global"))
-        // A session that lists the class enable() registers, first: what URLSession.shared gets when enable()
-        // runs before any session exists.
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [stubber.protocolClasses.global] + (configuration.protocolClasses ?? [])
-        configuration.timeoutIntervalForRequest = 2
-        let session = URLSession(configuration: configuration)
-        stubber.enable()
-        let (data, _) = try await session.data(from: URL(string: "http://127.0.0.1:9/global")!)
-        #expect(String(decoding: data, as: UTF8.self) == "global")
-        stubber.disable()
-        // Disabled, the class declines and the request goes on to Foundation's HTTP protocol: the network.
-        do {
-            _ = try await session.data(from: URL(string: "http://127.0.0.1:9/global")!)
-            Issue.record("a disabled stubber must not answer")
-        } catch {
-            #expect(error is URLError, "\(error)")
-        }
-    }
-}
-
 @Suite struct WeakTableTests {
     final class Object: Sendable {}
 

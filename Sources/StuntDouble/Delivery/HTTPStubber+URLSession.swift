@@ -10,7 +10,7 @@ extension HTTPStubber {
     /// Put it first in a configuration's `protocolClasses` to stub the sessions made from it (it must come
     /// before Foundation's own HTTP protocol); ``sessionConfiguration(from:)`` does it for you.
     public var urlProtocolClass: URLProtocol.Type {
-        protocolClasses.session
+        sessionProtocolClass
     }
 
     /// A copy of a session configuration whose sessions this stubber answers.
@@ -29,7 +29,7 @@ extension HTTPStubber {
     /// - Returns: The configuration.
     public func sessionConfiguration(from base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {
         let configuration = (base.copy() as? URLSessionConfiguration) ?? base
-        let ours = protocolClasses.session
+        let ours = sessionProtocolClass
         let others = (base.protocolClasses ?? []).filter { ObjectIdentifier($0) != ObjectIdentifier(ours) }
         configuration.protocolClasses = [ours] + others
         return configuration
@@ -57,69 +57,158 @@ extension HTTPStubber {
     /// Starts intercepting the requests of sessions that consult the globally registered URLProtocol classes,
     /// `URLSession.shared` above all.
     ///
-    /// On Apple platforms this reaches `URLSession.shared`. On Linux, FoundationNetworking copies the
-    /// registered classes when the process creates its first `URLSession`, so `enable()` reaches
-    /// `URLSession.shared` only when it runs before any session exists; ``interceptsSharedSession`` tells, and
-    /// ``requireSharedSessionInterception()`` throws an error that says what to do instead. Sessions made
-    /// from ``sessionConfiguration(from:)`` are stubbed whether the stubber is enabled or not.
-    public func enable() {
-        Self.registration.withLock { _ in
-            guard !setEnabled(true) else { return }
-            _ = URLProtocol.registerClass(protocolClasses.global)
+    /// It reaches `URLSession.shared` at any time, on Linux too: StuntDouble registers its global protocol
+    /// class when the process loads it, before anything can create a session, and that class answers with the
+    /// most recently enabled stubber (and declines every request while none is). If `URLSession.shared` still
+    /// cannot reach this stubber (something created it before StuntDouble was loaded, or another library's
+    /// protocol class takes HTTP requests first), `enable()` says so at once: as a failure of the running test
+    /// when StuntDoubleTesting is linked, at the line that called `enable()`, and with a warning on standard
+    /// error, once per process. ``requireSharedSessionInterception()`` throws the same explanation.
+    ///
+    /// Sessions made from ``sessionConfiguration(from:)`` are stubbed whether the stubber is enabled or not.
+    /// Sessions made from `.default` or `.ephemeral` are never intercepted: check one with
+    /// ``intercepts(_:)-(URLSession)``.
+    /// - Parameters:
+    ///   - fileID: Where the call is written, for the report when it cannot work; leave the default.
+    ///   - filePath: The file's path, as above.
+    ///   - line: The line, as above.
+    ///   - column: The column, as above.
+    public func enable(
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        GlobalInterception.register()
+        let enabled = Self.registration.withLock { _ in
+            guard !setEnabled(true) else { return false }
+            GlobalInterception.push(self)
+            return true
         }
+        guard enabled, let problem = sharedSessionProblem() else { return }
+        ProcessDiagnostics.report(
+            problem, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stops intercepting globally; the stubs stay, and sessions made from the stubber stay stubbed.
     public func disable() {
         Self.registration.withLock { _ in
             guard setEnabled(false) else { return }
-            URLProtocol.unregisterClass(protocolClasses.global)
+            GlobalInterception.remove(self)
         }
     }
 
-    /// Serializes `enable()` and `disable()` with their registration, so that the flag and the registered
-    /// classes always agree. A lock of its own: `canInit` (which Foundation calls under its registration lock)
-    /// reads the flag but never takes this one, so the two locks cannot wait on each other.
+    /// Serializes `enable()` and `disable()`, so that the flag and the enabled stubbers always agree.
     private static let registration = Locked(())
 
     /// Whether requests made with `URLSession.shared` reach this stubber now.
     ///
     /// Reading it creates `URLSession.shared` if nothing has yet.
     public var interceptsSharedSession: Bool {
-        guard isEnabled else { return false }
-        let global = ObjectIdentifier(protocolClasses.global)
-        let probe = URLRequest(url: URL(string: "https://example.com/")!)
-        // The first class that takes an HTTPS request answers it: ours, or another (Foundation's own HTTP
-        // protocol, another enabled stubber, another library's).
-        for protocolClass in URLSession.shared.configuration.protocolClasses ?? [] {
-            if ObjectIdentifier(protocolClass) == global { return true }
-            if (protocolClass as? URLProtocol.Type)?.canInit(with: probe) ?? false { return false }
-        }
-        #if canImport(FoundationNetworking)
-        return false
-        #else
-        return true  // Apple's URLSession.shared consults the registered classes on every request.
-        #endif
+        sharedSessionProblem() == nil
     }
 
     /// Throws unless requests made with `URLSession.shared` reach this stubber.
     /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/interceptionUnavailable`` saying why
     ///   and what to do instead.
     public func requireSharedSessionInterception() throws(HTTPStubberError) {
-        guard !interceptsSharedSession else { return }
-        guard isEnabled else {
-            throw HTTPStubberError(
-                code: .interceptionUnavailable,
-                message: "URLSession.shared is not intercepted: the stubber is not enabled. Call enable() first."
-            )
+        if let problem = sharedSessionProblem() {
+            throw HTTPStubberError(code: .interceptionUnavailable, message: problem)
         }
-        throw HTTPStubberError(
-            code: .interceptionUnavailable,
-            message: "URLSession.shared cannot be intercepted: on Linux, FoundationNetworking copies the registered "
-                + "URLProtocol classes when the process creates its first URLSession, and one was created before "
-                + "enable(), so requests made with URLSession.shared would reach the network. Call enable() before "
-                + "anything creates a URLSession, or better, give the code under test a session made with "
-                + "stubber.session() (or a configuration from stubber.sessionConfiguration())."
-        )
+    }
+
+    /// Whether the requests of a session reach this stubber: a session made from ``sessionConfiguration(from:)``
+    /// (its first protocol class that takes HTTP requests is this stubber's), or `URLSession.shared` while
+    /// ``interceptsSharedSession``.
+    ///
+    /// Use it to check a session that a library makes for you. On Linux, sessions made from `.default` or
+    /// `.ephemeral` never consult the registered classes, so ``enable(fileID:filePath:line:column:)`` does not reach them.
+    /// - Parameter session: The session.
+    /// - Returns: Whether its HTTP requests reach this stubber.
+    public func intercepts(_ session: URLSession) -> Bool {
+        problem(with: session) == nil
+    }
+
+    /// Whether the requests of sessions made from a configuration reach this stubber.
+    /// - Parameter configuration: The configuration.
+    /// - Returns: Whether the first of its protocol classes that takes HTTP requests is this stubber's.
+    public func intercepts(_ configuration: URLSessionConfiguration) -> Bool {
+        configurationProblem(configuration.protocolClasses, describing: "this configuration") == nil
+    }
+
+    /// Throws unless the requests of a session reach this stubber.
+    /// - Parameter session: The session.
+    /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/interceptionUnavailable`` saying why
+    ///   and what to do instead.
+    public func requireInterception(of session: URLSession) throws(HTTPStubberError) {
+        if let problem = problem(with: session) {
+            throw HTTPStubberError(code: .interceptionUnavailable, message: problem)
+        }
+    }
+
+    // MARK: - Why a session does not reach this stubber
+
+    private static let insteadAdvice =
+        "Give the code under test a session made with stubber.session() (or URLSession(configuration: "
+        + "stubber.sessionConfiguration(from: base))), or an HTTPStubSession."
+
+    private func problem(with session: URLSession) -> String? {
+        session === URLSession.shared
+            ? sharedSessionProblem()
+            : configurationProblem(session.configuration.protocolClasses, describing: "this session")
+    }
+
+    /// Why `URLSession.shared` does not reach this stubber, or `nil` when it does.
+    func sharedSessionProblem() -> String? {
+        guard isEnabled else {
+            return "URLSession.shared does not reach this stubber: it is not enabled. Call enable() first."
+        }
+        guard GlobalInterception.current === self else {
+            return "URLSession.shared reaches another stubber, enabled after this one: the most recently enabled "
+                + "stubber answers every globally intercepted request. Disable that stubber, or enable this one "
+                + "after it."
+        }
+        #if canImport(FoundationNetworking)
+        let probe = URLRequest(url: URL(string: "https://example.com/")!)
+        for protocolClass in URLSession.shared.configuration.protocolClasses ?? [] {
+            if protocolClass == GlobalStubURLProtocol.self { return nil }
+            if let other = protocolClass as? URLProtocol.Type, other.canInit(with: probe) {
+                return "URLSession.shared does not reach this stubber: \(Self.describe(other)) takes its HTTP "
+                    + "requests first, so they would go there, not to this stubber. "
+                    + Self.sharedSessionOrigin + Self.insteadAdvice
+            }
+        }
+        return "URLSession.shared does not reach this stubber: its protocol classes do not include StuntDouble's. "
+            + Self.sharedSessionOrigin + Self.insteadAdvice
+        #else
+        return nil  // Apple's URLSession.shared consults the registered classes on every request.
+        #endif
+    }
+
+    private static let sharedSessionOrigin =
+        "On Linux, FoundationNetworking copies the registered URLProtocol classes into URLSession.shared when it "
+        + "creates it; StuntDouble registers its class when the process loads it, so URLSession.shared was "
+        + "created before that (by a library's load-time code, or StuntDouble was loaded later with dlopen), or "
+        + "another library registered a class that answers first. "
+
+    /// Why sessions with these protocol classes do not reach this stubber, or `nil` when they do.
+    private func configurationProblem(_ classes: [AnyClass]?, describing subject: String) -> String? {
+        let probe = URLRequest(url: URL(string: "https://example.com/")!)
+        for protocolClass in classes ?? [] {
+            if protocolClass == sessionProtocolClass { return nil }
+            if protocolClass == GlobalStubURLProtocol.self {
+                if isEnabled, GlobalInterception.current === self { return nil }
+                continue  // it declines, or answers with another stubber
+            }
+            if let other = protocolClass as? URLProtocol.Type, other.canInit(with: probe) {
+                return "The requests of \(subject) do not reach this stubber: \(Self.describe(other)) takes them "
+                    + "first (a configuration made from .default or .ephemeral lists only Foundation's own "
+                    + "protocols, and never consults enable()). " + Self.insteadAdvice
+            }
+        }
+        return "The requests of \(subject) do not reach this stubber: its protocol classes do not include this "
+            + "stubber's. " + Self.insteadAdvice
+    }
+
+    private static func describe(_ protocolClass: URLProtocol.Type) -> String {
+        let name = String(reflecting: protocolClass)
+        return name.hasPrefix("StuntDouble.StubURLProtocol<") ? "another stubber's protocol class" : name
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// Each stubber gets its own URLProtocol classes, so that a protocol instance knows its stubber from its class
+// Each stubber gets its own URLProtocol class, so that a protocol instance knows its stubber from its class
 // alone: nothing is added to requests or configurations, and no test's stubs reach another test's sessions.
 // Swift cannot declare classes at run time, but it can instantiate a generic class with a type built at run
 // time: the stubber's number spelled in binary as nested types (`One<Zero<One<End>>>` for 5).
@@ -18,45 +18,24 @@ enum SlotZero<Rest: SlotNumber>: SlotNumber {}
 /// A 1 bit, then the rest of the number.
 enum SlotOne<Rest: SlotNumber>: SlotNumber {}
 
-/// Whether a protocol class serves the sessions a stubber made, or every session once enabled.
-protocol InterceptionMode {
-    static var isGlobal: Bool { get }
-}
-/// Sessions made from the stubber: always intercepted.
-enum SessionInterception: InterceptionMode {
-    static var isGlobal: Bool { false }
-}
-/// Global registration (`enable()`): intercepted while the stubber is enabled.
-enum GlobalInterception: InterceptionMode {
-    static var isGlobal: Bool { true }
-}
-
-/// The protocol classes of every stubber, and back from a class to its stubber.
+/// The protocol class of every stubber, and back from a class to its stubber.
 enum ProtocolClasses {
-    struct Classes: Sendable {
-        let session: URLProtocol.Type
-        let global: URLProtocol.Type
-    }
-
     private static let owners = Locked(WeakTable<HTTPStubber>())
 
-    /// The classes of stubber number `number`: the same classes for the same number, new ones for a new one.
-    static func classes(number: UInt64) -> Classes {
+    /// The class of stubber number `number`: the same class for the same number, a new one for a new one.
+    static func protocolClass(number: UInt64) -> URLProtocol.Type {
         var spelled: any SlotNumber.Type = SlotEnd.self
         var rest = number
         while rest > 0 {
             spelled = rest & 1 == 1 ? one(spelled) : zero(spelled)
             rest >>= 1
         }
-        return classes(spelled)
+        return protocolClass(spelled)
     }
 
-    /// Records which stubber a stubber's classes belong to.
-    static func register(_ classes: Classes, for stubber: HTTPStubber) {
-        owners.withLock { owners in
-            owners.set(stubber, for: ObjectIdentifier(classes.session))
-            owners.set(stubber, for: ObjectIdentifier(classes.global))
-        }
+    /// Records which stubber a stubber's class belongs to.
+    static func register(_ protocolClass: URLProtocol.Type, for stubber: HTTPStubber) {
+        owners.withLock { $0.set(stubber, for: ObjectIdentifier(protocolClass)) }
     }
 
     /// The stubber a protocol class belongs to, or `nil` when it no longer exists.
@@ -67,11 +46,8 @@ enum ProtocolClasses {
     private static func one<Rest: SlotNumber>(_: Rest.Type) -> any SlotNumber.Type { SlotOne<Rest>.self }
     private static func zero<Rest: SlotNumber>(_: Rest.Type) -> any SlotNumber.Type { SlotZero<Rest>.self }
 
-    private static func classes<Slot: SlotNumber>(_: Slot.Type) -> Classes {
-        Classes(
-            session: StubURLProtocol<Slot, SessionInterception>.self,
-            global: StubURLProtocol<Slot, GlobalInterception>.self
-        )
+    private static func protocolClass<Slot: SlotNumber>(_: Slot.Type) -> URLProtocol.Type {
+        StubURLProtocol<Slot>.self
     }
 }
 

@@ -106,21 +106,17 @@ final class ResponsePlayer: @unchecked Sendable {
     /// Anything else gets a player that plays it over time.
     /// - Returns: The player, which `stopLoading` must stop; `nil` when the answer was delivered.
     static func start(
-        urlProtocol: URLProtocol, stubber: HTTPStubber?, client: (any URLProtocolClient)?, request: URLRequest,
-        task: URLSessionTask?
+        urlProtocol: URLProtocol, stubber found: Result<HTTPStubber, HTTPStubberError>,
+        client: (any URLProtocolClient)?, request: URLRequest, task: URLSessionTask?
     ) -> ResponsePlayer? {
         func fail(_ error: any Error) -> ResponsePlayer? {
             client?.urlProtocol(urlProtocol, didFailWithError: error)
             return nil
         }
-        guard let stubber else {
-            return fail(
-                HTTPStubberError(
-                    code: .invalidRequest,
-                    message: "The stubber of this URLSession no longer exists, so "
-                        + "\(request.url?.absoluteString ?? "the request") cannot be answered. Keep the HTTPStubber "
-                        + "alive as long as the sessions made from it."
-                ))
+        let stubber: HTTPStubber
+        switch found {
+        case .success(let found): stubber = found
+        case .failure(let error): return fail(error)
         }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {

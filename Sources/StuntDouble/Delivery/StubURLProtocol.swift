@@ -4,18 +4,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The URLProtocol of one stubber (`Slot`), for its own sessions or for global interception (`Mode`).
+/// What StuntDouble's URLProtocol classes share: they take HTTP and HTTPS requests and hand each to a
+/// ``ResponsePlayer`` with their stubber. Subclasses say which stubber that is.
 ///
-/// A thin adapter: it finds its stubber from its class, and hands the request to a ``ResponsePlayer``.
-final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtocol {
+/// A thin adapter: the player does the work.
+class StubbingURLProtocol: URLProtocol {
     /// Set in `startLoading`, read in `stopLoading`: URLSession calls both on the task's serial work queue.
     private var player: ResponsePlayer?
     private var started = false
 
+    /// The stubber that answers this class's requests now, or `nil` with the reason there is none.
+    class func stubber() -> Result<HTTPStubber, HTTPStubberError> {
+        .failure(HTTPStubberError(code: .invalidRequest, message: "StubbingURLProtocol is abstract."))
+    }
+
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme, Self.isHTTP(scheme) else { return false }
-        guard Mode.isGlobal else { return true }
-        return ProtocolClasses.stubber(for: self)?.isEnabled ?? false
+        guard let scheme = request.url?.scheme else { return false }
+        return isHTTP(scheme)
     }
 
     /// `http` or `https`, in any case, without allocating.
@@ -41,8 +46,7 @@ final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtoc
         }
         started = true
         player = ResponsePlayer.start(
-            urlProtocol: self, stubber: ProtocolClasses.stubber(for: type(of: self)), client: client, request: request,
-            task: task
+            urlProtocol: self, stubber: type(of: self).stubber(), client: client, request: request, task: task
         )
     }
 
@@ -53,5 +57,41 @@ final class StubURLProtocol<Slot: SlotNumber, Mode: InterceptionMode>: URLProtoc
         } else {
             player?.stop()
         }
+    }
+}
+
+/// The URLProtocol of one stubber (`Slot`) for the sessions made from it: it answers every HTTP and HTTPS
+/// request of those sessions, enabled or not.
+final class StubURLProtocol<Slot: SlotNumber>: StubbingURLProtocol {
+    override class func stubber() -> Result<HTTPStubber, HTTPStubberError> {
+        guard let stubber = ProtocolClasses.stubber(for: self) else {
+            return .failure(
+                HTTPStubberError(
+                    code: .invalidRequest,
+                    message: "The stubber of this URLSession no longer exists, so the request cannot be answered. "
+                        + "Keep the HTTPStubber alive as long as the sessions made from it."
+                ))
+        }
+        return .success(stubber)
+    }
+}
+
+/// The URLProtocol of global interception (`enable()`): it takes requests while a stubber is enabled, and
+/// answers them with the most recently enabled one (see `GlobalInterception`).
+final class GlobalStubURLProtocol: StubbingURLProtocol {
+    override class func canInit(with request: URLRequest) -> Bool {
+        super.canInit(with: request) && GlobalInterception.current != nil
+    }
+
+    override class func stubber() -> Result<HTTPStubber, HTTPStubberError> {
+        guard let stubber = GlobalInterception.current else {
+            return .failure(
+                HTTPStubberError(
+                    code: .invalidRequest,
+                    message: "The stubber was disabled while this request was starting, so it cannot be answered. "
+                        + "Disable the stubber only after the requests it should answer have finished."
+                ))
+        }
+        return .success(stubber)
     }
 }

@@ -49,8 +49,8 @@ public final class HTTPStubber: Sendable {
     private let state = Locked(State())
     /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
     let usage: Locked<StubUsage>
-    /// This stubber's URLProtocol classes (see `ProtocolClasses`).
-    let protocolClasses: ProtocolClasses.Classes
+    /// The URLProtocol class of the sessions made from this stubber (see `ProtocolClasses`).
+    let sessionProtocolClass: URLProtocol.Type
 
     /// The number of journal entries a stubber keeps unless told otherwise.
     public static let defaultJournalCapacity = 10_000
@@ -60,8 +60,8 @@ public final class HTTPStubber: Sendable {
     ///   counts stay exact beyond it. A negative capacity counts as 0.
     public init(journalCapacity: Int = HTTPStubber.defaultJournalCapacity) {
         usage = Locked(StubUsage(journalCapacity: journalCapacity))
-        protocolClasses = ProtocolClasses.classes(number: UniqueID.next())
-        ProtocolClasses.register(protocolClasses, for: self)
+        sessionProtocolClass = ProtocolClasses.protocolClass(number: UniqueID.next())
+        ProtocolClasses.register(sessionProtocolClass, for: self)
     }
 
     // MARK: - Stubs
@@ -161,7 +161,7 @@ public final class HTTPStubber: Sendable {
         set { state.withLock { $0.unhandledMode = newValue } }
     }
 
-    /// Whether global interception is on (see ``enable()``).
+    /// Whether global interception is on (see ``enable(fileID:filePath:line:column:)``).
     public var isEnabled: Bool {
         state.withLock { $0.isEnabled }
     }

@@ -1,3 +1,4 @@
+import StuntDouble
 import Testing
 import XCTest
 
@@ -23,4 +24,25 @@ enum TestFailure {
             XCTFail(message, file: site.filePath, line: site.line)
         }
     }
+}
+
+extension TestFailure {
+    /// Records a failure at a location known only at run time (XCTest, which takes no such location, gets it
+    /// in the message).
+    static func record(_ message: String, at location: ProcessDiagnostics.SourceLocation) {
+        if Test.current != nil {
+            let site = SourceLocation(
+                fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
+            Issue.record(Comment(rawValue: message), sourceLocation: site)
+        } else {
+            XCTFail("\(location.fileID):\(location.line): \(message)")
+        }
+    }
+}
+
+/// Called by CStuntDoubleTesting's `load.c` when the process loads StuntDoubleTesting, before any test runs:
+/// problems StuntDouble finds outside a request (a late `HTTPStubber.enable()`) then fail the running test.
+@_cdecl("stuntdouble_testing_install_issue_reporter")
+func installIssueReporter() {
+    ProcessDiagnostics.install(.init { message, location in TestFailure.record(message, at: location) })
 }

@@ -1,0 +1,1 @@
+// Nothing to import: this module only runs code when the process loads StuntDoubleTesting (see load.c).
