@@ -106,3 +106,36 @@ extension URLSession {
 func secondsSince(_ start: ContinuousClock.Instant) -> Double {
     (ContinuousClock.now - start).seconds
 }
+
+/// A session delegate that gives streamed uploads their body, as Alamofire's `upload(InputStream, to:)` does,
+/// and records the rest.
+final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let recording = RecordingDelegate()
+    private let body: Data
+
+    init(body: Data) {
+        self.body = body
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        completionHandler(InputStream(data: body))
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        recording.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        recording.urlSession(session, dataTask: dataTask, didReceive: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        recording.urlSession(session, task: task, didCompleteWithError: error)
+    }
+}

@@ -55,11 +55,12 @@ import FoundationNetworking
             })
         let session: any AsyncURLSessionProtocol = stubSession ? stubber.stubSession() : stubber.session()
         _ = try await session.data(from: URL(string: "https://api.test/old")!)
+        _ = try await session.data(from: URL(string: "https://api.test/me")!)  // immediate: URLSession's fast path
         _ = try await session.data(from: server.baseURL.appendingPathComponent("passed"))
 
         let completions = stubber.journal.map(\.completion)
-        #expect(completions.map { $0?.statusCode } == [.movedPermanently, .ok, .created])
-        #expect(completions.map { $0?.bodyByteCount } == [0, 4, 16])
+        #expect(completions.map { $0?.statusCode } == [.movedPermanently, .ok, .ok, .created])
+        #expect(completions.map { $0?.bodyByteCount } == [0, 4, 4, 16])
         let passed = try #require(stubber.journal.last).description
         #expect(passed.contains("passed through to the network (opt-in mode); the network answered 201, 16 bytes"))
     }

@@ -169,6 +169,64 @@ import FoundationNetworking
         let delegate = RecordingDelegate()
         stubber.session(delegate: delegate).downloadTask(with: URL(string: "https://a.test/file")!).resume()
         #expect((await delegate.completed() as? HTTPStubberError)?.code == .unsupportedTask)
+        // Every request that reaches a stubber is journaled, refused downloads too, so verification sees them.
+        let journal = stubber.journal
+        #expect(journal.count == 2)
+        #expect(journal.allSatisfy { ($0.completion?.error as? HTTPStubberError)?.code == .unsupportedTask })
+        #expect(journal.allSatisfy { $0.stub != nil })
+        #endif
+    }
+
+    @Test func anUnmatchedDownloadIsAnUnmatchedRequest() async throws {
+        #if canImport(FoundationNetworking)
+        let stubber = HTTPStubber()
+        await #expect(throws: HTTPStubberError.self) {
+            try await stubber.session().download(from: URL(string: "https://a.test/unstubbed")!)
+        }
+        #expect(stubber.unmatchedRequests.map(\.request.url.path) == ["/unstubbed"])
+        #endif
+    }
+
+    /// `uploadTask(withStreamedRequest:)`: the body comes from the delegate's `needNewBodyStream` (Alamofire's
+    /// `upload(InputStream, to:)`), which FoundationNetworking asks only for its own HTTP protocol.
+    @Test func aStreamedUploadsBodyIsReadFromItsDelegate() async throws {
+        let stubber = HTTPStubber()
+        let upload = HTTPStubRequest().match(URL: "https://a.test/upload").match(body: Data("streamed body".utf8))
+            .stub(for: .post, body: "received")
+        stubber.add(stub: upload)
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "^https://a\\.test/echo").stubEcho())
+        let delegate = StreamingDelegate(body: Data("streamed body".utf8))
+        let session = stubber.session(delegate: delegate)
+        var request = URLRequest(url: URL(string: "https://a.test/upload")!)
+        request.httpMethod = "POST"
+        session.uploadTask(withStreamedRequest: request).resume()
+        #expect(await delegate.recording.completed() == nil)
+        #expect(String(decoding: delegate.recording.body, as: UTF8.self) == "received")
+        #expect(stubber.hitCount(of: upload) == 1)
+
+        var echo = URLRequest(url: URL(string: "https://a.test/echo")!)
+        echo.httpMethod = "PUT"
+        let second = StreamingDelegate(body: Data(repeating: 7, count: 200_000))
+        stubber.session(delegate: second).uploadTask(withStreamedRequest: echo).resume()
+        #expect(await second.recording.completed() == nil)
+        #expect(second.recording.body == Data(repeating: 7, count: 200_000), "large streams are read to the end")
+    }
+
+    @Test func aStreamedUploadWithoutAStreamFailsClearly() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "(?s).*").stubEcho())
+        let delegate = RecordingDelegate()  // does not implement needNewBodyStream
+        var request = URLRequest(url: URL(string: "https://a.test/upload")!)
+        request.httpMethod = "POST"
+        stubber.session(delegate: delegate).uploadTask(withStreamedRequest: request).resume()
+        let error = await delegate.completed()
+        #if canImport(FoundationNetworking)
+        let stubError = try #require(error as? HTTPStubberError)
+        #expect(stubError.code == .unreadableRequestBody)
+        #expect(stubError.message.contains("needNewBodyStream"))
+        #expect(stubber.receivedCount == 0, "nothing was matched against a body that was never read")
+        #else
+        _ = error
         #endif
     }
 }

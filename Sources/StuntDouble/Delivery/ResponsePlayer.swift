@@ -119,15 +119,13 @@ final class ResponsePlayer: @unchecked Sendable {
         case .failure(let error): return fail(error)
         }
         #if canImport(FoundationNetworking)
-        if task is URLSessionDownloadTask {
-            return fail(
-                HTTPStubberError(
-                    code: .unsupportedTask,
-                    message:
-                        "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking gives "
-                        + "a custom URLProtocol no way to hand over the downloaded file (it traps or returns no file). "
-                        + "Use data(for:) and write the data to a file yourself."
-                ))
+        if task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil,
+            case .streamed = TaskIntrospection(task).uploadBody()
+        {
+            let player = ResponsePlayer(
+                urlProtocol: urlProtocol, stubber: stubber, client: client, task: task, request: request)
+            player.startAfterReadingStreamedBody(of: request)
+            return player
         }
         #endif
         let incoming: HTTPIncomingRequest
@@ -138,9 +136,24 @@ final class ResponsePlayer: @unchecked Sendable {
         }
         let receivedAt = ContinuousClock.now
         let (decision, entry) = stubber.decide(incoming, via: .urlSession)
-        func finished(_ error: (any Error)?) {
-            stubber.complete(entry, after: .now - receivedAt, error: error)
+        func finished(_ error: (any Error)?, response: HTTPResponsePlan.Response? = nil) {
+            stubber.complete(
+                entry, after: .now - receivedAt, error: error, statusCode: response?.statusCode.rawValue,
+                bodyByteCount: response?.body.count)
         }
+        #if canImport(FoundationNetworking)
+        if task is URLSessionDownloadTask {
+            // Journaled like any request (verify and the unmatched-request checks see it), then refused.
+            let error = HTTPStubberError(
+                code: .unsupportedTask,
+                message: "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking gives "
+                    + "a custom URLProtocol no way to hand over the downloaded file (it traps or returns no file). "
+                    + "Use data(for:) and write the data to a file yourself."
+            )
+            finished(error)
+            return fail(error)
+        }
+        #endif
         switch decision {
         case .unmatched(let report):
             let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
@@ -164,7 +177,7 @@ final class ResponsePlayer: @unchecked Sendable {
                 client?.urlProtocol(urlProtocol, didLoad: response.body)
             }
             client?.urlProtocolDidFinishLoading(urlProtocol)
-            finished(nil)
+            finished(nil, response: response)
             return nil
         default:
             let player = ResponsePlayer(
@@ -178,6 +191,85 @@ final class ResponsePlayer: @unchecked Sendable {
             return player
         }
     }
+
+    #if canImport(FoundationNetworking)
+    /// Answers a streamed upload (`uploadTask(withStreamedRequest:)`) once its body is read: FoundationNetworking
+    /// asks the task's delegate for the body stream (`urlSession(_:task:needNewBodyStream:)`) only for its own
+    /// HTTP protocol, so StuntDouble asks it the same way, on the session's delegate queue, and reads the stream
+    /// away from the work queue. The request's timeout applies to the wait; a delegate that gives no stream
+    /// fails the request with an error that says so.
+    private func startAfterReadingStreamedBody(of request: URLRequest) {
+        let url = request.url?.absoluteString ?? "?"
+        let source = lock.withLock { () -> TaskIntrospection.BodyStreamSource? in
+            append(timeout, isEvent: false, .fail(timeoutError()))
+            return context.bodyStreamSource()
+        }
+        run()
+        guard let source else {
+            deliverStreamedBody(
+                .failure(
+                    HTTPStubberError(
+                        code: .unreadableRequestBody,
+                        message: "The body of the streamed upload to \(url) cannot be read: StuntDouble found no "
+                            + "session delegate to ask for its body stream. Give the session a delegate that "
+                            + "implements urlSession(_:task:needNewBodyStream:), or upload with upload(for:from:)."
+                    )), for: request)
+            return
+        }
+        source.request { [weak self] stream in
+            guard let self else { return }
+            guard let stream else {
+                deliverStreamedBody(
+                    .failure(
+                        HTTPStubberError(
+                            code: .unreadableRequestBody,
+                            message: "The streamed upload to \(url) has no body: its delegate's "
+                                + "urlSession(_:task:needNewBodyStream:) gave no stream (or the delegate does not "
+                                + "implement it). Give it a stream, or upload with upload(for:from:)."
+                        )), for: request)
+                return
+            }
+            // Reading can block (a bound stream pair fed by another thread): never on the work queue.
+            DispatchQueue.global().async { [weak self] in
+                let body: Result<Data, HTTPStubberError>
+                do throws(HTTPIncomingRequest.StreamError) {
+                    body = .success(try HTTPIncomingRequest.read(stream.stream))
+                } catch {
+                    body = .failure(
+                        HTTPStubberError(
+                            code: .unreadableRequestBody,
+                            message: "The body stream of the streamed upload to \(url) failed: \(error.reason)."))
+                }
+                self?.deliverStreamedBody(body, for: request)
+            }
+        }
+    }
+
+    /// Continues a streamed upload with its body (or fails it), on the task's work queue.
+    private func deliverStreamedBody(_ body: Result<Data, HTTPStubberError>, for request: URLRequest) {
+        let work: @Sendable () -> Void = { [self] in
+            lock.withLock {
+                guard !stopped, !finished else { return }
+                endTimeline()  // the wait's timeout step
+                let now = elapsed
+                lastEvent = now
+                do {
+                    var withBody = request
+                    withBody.httpBody = try body.get()
+                    decide(try HTTPIncomingRequest(withBody), hop: 0, at: now)
+                } catch {
+                    steps.append(Step(time: now, action: .fail(error)))
+                }
+            }
+            run()
+        }
+        if let workQueue {
+            workQueue.async(execute: work)
+        } else {
+            work()
+        }
+    }
+    #endif
 
     /// Stops at once: no client call happens after this returns.
     func stop() {
@@ -246,7 +338,7 @@ final class ResponsePlayer: @unchecked Sendable {
         }
         // An upload's body is the task's, not the request's (whose httpBody, if any, is stale).
         switch TaskIntrospection(task).uploadBody() {
-        case .notApplicable:
+        case .notApplicable, .streamed:  // a streamed upload here carries its stream in the request
             return try HTTPIncomingRequest(request)
         case .body(let body):
             var withBody = request

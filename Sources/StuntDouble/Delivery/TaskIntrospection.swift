@@ -61,6 +61,8 @@ final class TaskIntrospection {
         case notApplicable
         /// The body.
         case body(Data?)
+        /// A streamed upload (`uploadTask(withStreamedRequest:)`): the body comes from the task's delegate.
+        case streamed
         /// The body could not be read: why.
         case unreadable(String)
     }
@@ -73,7 +75,8 @@ final class TaskIntrospection {
         guard let knownBody = Self.field("knownBody", of: task) else {
             return .unreadable(why + "which this version of Foundation does not have")
         }
-        guard let body = Self.unwrap(knownBody) else { return .body(nil) }
+        // Every upload task has a known body but a streamed one, whose body its delegate gives.
+        guard let body = Self.unwrap(knownBody) else { return .streamed }
         guard let (label, payload) = Mirror(reflecting: body).children.first.map({ ($0.label, $0.value) }) else {
             return .body(nil)  // `.none`
         }
@@ -108,6 +111,36 @@ final class TaskIntrospection {
     }
 
     #if canImport(FoundationNetworking)
+    /// Where a streamed upload's body comes from: the task's delegate, asked on its session's delegate queue.
+    struct BodyStreamSource: @unchecked Sendable {
+        let session: URLSession
+        let task: URLSessionTask
+        let delegate: any URLSessionTaskDelegate
+
+        /// Asks the delegate for the body stream, as FoundationNetworking does for its own HTTP protocol.
+        func request(_ completion: @escaping @Sendable (BodyStream?) -> Void) {
+            let source = self
+            session.delegateQueue.addOperation {
+                source.delegate.urlSession(source.session, task: source.task) { stream in
+                    completion(stream.map(BodyStream.init))
+                }
+            }
+        }
+    }
+
+    /// Hands an `InputStream` from the delegate to the reader; the reader alone uses it afterwards.
+    struct BodyStream: @unchecked Sendable {
+        let stream: InputStream
+    }
+
+    /// The source of a streamed upload's body: the task's delegate, else its session's; `nil` without one.
+    func bodyStreamSource() -> BodyStreamSource? {
+        guard let task, let session,
+            let delegate = (task.delegate ?? session.delegate) as? any URLSessionTaskDelegate
+        else { return nil }
+        return BodyStreamSource(session: session, task: task, delegate: delegate)
+    }
+
     /// A stored property of an object, looked up by name in its class and superclasses; stops at the first
     /// match, since reading a field decodes its type.
     static func field(_ name: String, of subject: Any) -> Any? {
