@@ -200,9 +200,9 @@ final class ResponsePlayer: @unchecked Sendable {
     /// fails the request with an error that says so.
     private func startAfterReadingStreamedBody(of request: URLRequest) {
         let url = request.url?.absoluteString ?? "?"
-        let source = lock.withLock { () -> TaskIntrospection.BodyStreamSource? in
+        let source = lock.withLock { () -> TaskIntrospection.TaskDelegate? in
             append(timeout, isEvent: false, .fail(timeoutError()))
-            return context.bodyStreamSource()
+            return context.delegate
         }
         run()
         guard let source else {
@@ -216,7 +216,7 @@ final class ResponsePlayer: @unchecked Sendable {
                     )), for: request)
             return
         }
-        source.request { [weak self] stream in
+        source.bodyStream { [weak self] stream in
             guard let self else { return }
             guard let stream else {
                 deliverStreamedBody(
@@ -247,7 +247,7 @@ final class ResponsePlayer: @unchecked Sendable {
 
     /// Continues a streamed upload with its body (or fails it), on the task's work queue.
     private func deliverStreamedBody(_ body: Result<Data, HTTPStubberError>, for request: URLRequest) {
-        let work: @Sendable () -> Void = { [self] in
+        onWorkQueue { [self] in
             lock.withLock {
                 guard !stopped, !finished else { return }
                 endTimeline()  // the wait's timeout step
@@ -256,17 +256,13 @@ final class ResponsePlayer: @unchecked Sendable {
                 do {
                     var withBody = request
                     withBody.httpBody = try body.get()
+                    context.delegate?.didSendBody(count: withBody.httpBody?.count ?? 0)
                     decide(try HTTPIncomingRequest(withBody), hop: 0, at: now)
                 } catch {
                     steps.append(Step(time: now, action: .fail(error)))
                 }
             }
             run()
-        }
-        if let workQueue {
-            workQueue.async(execute: work)
-        } else {
-            work()
         }
     }
     #endif
@@ -336,13 +332,18 @@ final class ResponsePlayer: @unchecked Sendable {
         guard task is URLSessionUploadTask else {
             return try HTTPIncomingRequest(request)
         }
-        // An upload's body is the task's, not the request's (whose httpBody, if any, is stale).
-        switch TaskIntrospection(task).uploadBody() {
+        // An upload's body is the task's, not the request's (whose httpBody, if any, is stale). Its delegate
+        // hears that the body was sent (in one piece), as for a real upload.
+        let introspection = TaskIntrospection(task)
+        switch introspection.uploadBody() {
         case .notApplicable, .streamed:  // a streamed upload here carries its stream in the request
-            return try HTTPIncomingRequest(request)
+            let incoming = try HTTPIncomingRequest(request)
+            introspection.delegate?.didSendBody(count: incoming.body?.count ?? 0)
+            return incoming
         case .body(let body):
             var withBody = request
             withBody.httpBody = body
+            introspection.delegate?.didSendBody(count: body?.count ?? 0)
             return try HTTPIncomingRequest(withBody)
         case .unreadable(let why):
             if request.httpBody != nil || request.httpBodyStream != nil {
@@ -381,9 +382,13 @@ final class ResponsePlayer: @unchecked Sendable {
                         cookies.store(plan.response, for: request.url)
                         switch Redirect.next(after: plan, to: target, hop: hop, cookies: cookies) {
                         case .follow(let nextRequest):
-                            // This request's delivery ended when its 3xx arrived: to the redirect.
-                            completeJournalEntry(nil, redirectStatus: plan.response?.statusCode.rawValue)
-                            decide(nextRequest, hop: hop + 1, at: time)
+                            if let delegate = context.delegate, let response = plan.response,
+                                let head = Self.urlResponse(response, url: request.url)
+                            {
+                                ask(delegate, about: plan, head, next: nextRequest, hop: hop, at: time)
+                            } else {
+                                follow(plan, to: nextRequest, hop: hop, at: time)
+                            }
                         case .fail(let error): append(time, isEvent: false, .fail(error))
                         }
                     })
@@ -398,6 +403,55 @@ final class ResponsePlayer: @unchecked Sendable {
             append(
                 offset, isEvent: false,
                 .fail(HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)))
+        }
+    }
+
+    /// Follows a redirect to its next request.
+    private func follow(_ plan: HTTPResponsePlan, to next: HTTPIncomingRequest, hop: Int, at time: Double) {
+        // This request's delivery ended when its 3xx arrived: to the redirect.
+        completeJournalEntry(nil, redirectStatus: plan.response?.statusCode.rawValue)
+        decide(next, hop: hop + 1, at: time)
+    }
+
+    /// Asks the task's delegate whether to follow a redirect, as URLSession does for a server's redirect; the
+    /// timeline waits for the answer (within the timeout). The delegate may change the next request, or refuse
+    /// it: then the redirect's response is the final one.
+    private func ask(
+        _ delegate: TaskIntrospection.TaskDelegate, about plan: HTTPResponsePlan, _ head: HTTPURLResponse,
+        next: HTTPIncomingRequest, hop: Int, at time: Double
+    ) {
+        append(time + timeout, isEvent: false, .fail(timeoutError()))
+        let waitingSince = time
+        delegate.willRedirect(head, to: next.urlRequest) { [weak self] chosen in
+            self?.onWorkQueue { [self] in
+                guard let self else { return }
+                lock.withLock {
+                    guard !stopped, !finished else { return }
+                    endTimeline()  // the wait's timeout step
+                    let now = max(elapsed, waitingSince)
+                    lastEvent = now
+                    guard let chosen else {
+                        // Refused: the 3xx is delivered as it is, now.
+                        appendFinal(plan, at: now - plan.responseDeadline.seconds)
+                        return
+                    }
+                    do {
+                        follow(plan, to: try HTTPIncomingRequest(chosen), hop: hop, at: now)
+                    } catch {
+                        steps.append(Step(time: now, action: .fail(error)))
+                    }
+                }
+                run()
+            }
+        }
+    }
+
+    /// Runs work on the task's work queue (or here, when it is not known).
+    private func onWorkQueue(_ work: @escaping @Sendable () -> Void) {
+        if let workQueue {
+            workQueue.async(execute: work)
+        } else {
+            work()
         }
     }
 

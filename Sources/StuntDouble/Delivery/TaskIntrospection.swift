@@ -111,19 +111,49 @@ final class TaskIntrospection {
     }
 
     #if canImport(FoundationNetworking)
-    /// Where a streamed upload's body comes from: the task's delegate, asked on its session's delegate queue.
-    struct BodyStreamSource: @unchecked Sendable {
+    /// The delegate of a task (its own, else its session's), which FoundationNetworking's own HTTP protocol
+    /// asks for a streamed upload's body, tells of upload progress and asks about redirects, but a custom
+    /// protocol's tasks never hear from. StuntDouble makes the same calls, on the session's delegate queue, so
+    /// that they arrive in order with the calls Foundation makes for the response.
+    struct TaskDelegate: @unchecked Sendable {
         let session: URLSession
         let task: URLSessionTask
         let delegate: any URLSessionTaskDelegate
 
-        /// Asks the delegate for the body stream, as FoundationNetworking does for its own HTTP protocol.
-        func request(_ completion: @escaping @Sendable (BodyStream?) -> Void) {
-            let source = self
+        /// Asks for the body stream of a streamed upload (`urlSession(_:task:needNewBodyStream:)`).
+        func bodyStream(_ completion: @escaping @Sendable (BodyStream?) -> Void) {
+            let link = self
             session.delegateQueue.addOperation {
-                source.delegate.urlSession(source.session, task: source.task) { stream in
+                link.delegate.urlSession(link.session, task: link.task) { stream in
                     completion(stream.map(BodyStream.init))
                 }
+            }
+        }
+
+        /// Tells of an upload's body as sent (`didSendBodyData`), in one piece; nothing for an empty body.
+        func didSendBody(count: Int) {
+            guard count > 0 else { return }
+            let link = self
+            let count = Int64(count)
+            session.delegateQueue.addOperation {
+                link.delegate.urlSession(
+                    link.session, task: link.task, didSendBodyData: count, totalBytesSent: count,
+                    totalBytesExpectedToSend: count)
+            }
+        }
+
+        /// Asks whether to follow a redirect (`willPerformHTTPRedirection`): the request to follow, possibly
+        /// changed, or `nil` to receive the redirect's response as the final one.
+        func willRedirect(
+            _ response: HTTPURLResponse, to request: URLRequest,
+            _ completion: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            let link = self
+            let call = RedirectCall(response: response, request: request)
+            session.delegateQueue.addOperation {
+                link.delegate.urlSession(
+                    link.session, task: link.task, willPerformHTTPRedirection: call.response,
+                    newRequest: call.request, completionHandler: { completion($0) })
             }
         }
     }
@@ -133,13 +163,19 @@ final class TaskIntrospection {
         let stream: InputStream
     }
 
-    /// The source of a streamed upload's body: the task's delegate, else its session's; `nil` without one.
-    func bodyStreamSource() -> BodyStreamSource? {
+    /// Foundation's values for a redirect call, handed to the delegate queue once.
+    private struct RedirectCall: @unchecked Sendable {
+        let response: HTTPURLResponse
+        let request: URLRequest
+    }
+
+    /// The task's delegate (its own, else its session's); `nil` without one.
+    lazy var delegate: TaskDelegate? = {
         guard let task, let session,
             let delegate = (task.delegate ?? session.delegate) as? any URLSessionTaskDelegate
         else { return nil }
-        return BodyStreamSource(session: session, task: task, delegate: delegate)
-    }
+        return TaskDelegate(session: session, task: task, delegate: delegate)
+    }()
 
     /// A stored property of an object, looked up by name in its class and superclasses; stops at the first
     /// match, since reading a field decodes its type.
