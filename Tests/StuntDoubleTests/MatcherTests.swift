@@ -211,6 +211,17 @@ import FoundationNetworking
         #expect(presence.plan("GET", "https://a.test/", headers: ["AUTHORIZATION": "Bearer t"]) != nil)
     }
 
+    /// Found by FuzzHeaders: names compared after Unicode lower-casing, so the Kelvin sign equalled "k" and
+    /// "ϑ" did not equal the lower-casing of its upper-case form. HTTP names ignore ASCII case only.
+    @Test func headerNamesIgnoreOnlyASCIICase() {
+        #expect(HTTPHeaders.Name(rawValue: "X-Trace") == HTTPHeaders.Name(rawValue: "x-TRACE"))
+        #expect(HTTPHeaders.Name(rawValue: "\u{212A}-Id") != HTTPHeaders.Name(rawValue: "k-id"))
+        #expect(HTTPHeaders.Name(rawValue: "Qϑ") == HTTPHeaders.Name(rawValue: "qϑ"))
+        #expect(HTTPHeaders.Name(rawValue: "É") != HTTPHeaders.Name(rawValue: "é"))
+        let headers: HTTPHeaders = ["\u{212A}": "kelvin", "k": "letter"]
+        #expect(headers.values(for: "K") == ["letter"])
+    }
+
     @Test func queryItemsAreDecoded() {
         let stubber = HTTPStubber()
         stubber.add(

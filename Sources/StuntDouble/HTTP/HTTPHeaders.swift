@@ -11,7 +11,7 @@
 /// A name may appear more than once (`Set-Cookie`); the subscript reads the first value and
 /// ``values(for:)`` reads them all.
 public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
-    /// A header field name. Two names are equal when they are equal ignoring ASCII case.
+    /// A header field name. Two names are equal when they are equal ignoring ASCII case (and only ASCII case).
     public struct Name: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
         /// The name as it was written.
         public let rawValue: String
@@ -22,7 +22,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, S
         /// - Parameter rawValue: The name as it should be written, such as `"Content-Type"`.
         public init(rawValue: String) {
             self.rawValue = rawValue
-            self.canonical = rawValue.lowercased()
+            self.canonical = rawValue.asciiLowercased
         }
 
         /// Creates a name from a string literal.

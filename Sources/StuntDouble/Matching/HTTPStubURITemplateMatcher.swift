@@ -153,11 +153,11 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
     /// but a query or fragment gets the path `/`, as every request has one.
     private static func normalizedAuthority(_ literal: String, next: URITemplate.Part?) -> String {
         guard let schemeEnd = literal.range(of: "://") else { return literal }
-        let scheme = literal[..<schemeEnd.lowerBound].lowercased()
+        let scheme = String(literal[..<schemeEnd.lowerBound]).asciiLowercased
         let rest = literal[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
         let rawAuthority = rest[..<authorityEnd]
-        var authority = rawAuthority.lowercased()
+        var authority = String(rawAuthority).asciiLowercased
         // Decode the escapes the parser added to a Unicode host, unless that would expose a delimiter.
         let decoded = PercentEncoding.decode(rawAuthority)
         let host = decoded.contains(where: { "/?#".contains($0) }) ? String(rawAuthority) : decoded

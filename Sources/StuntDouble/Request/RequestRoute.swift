@@ -24,7 +24,7 @@ struct RequestRoute: Sendable, Hashable {
     let queryStart: Int
 
     init?(_ url: URL) {
-        guard let scheme = url.scheme.map(Self.lowercasedASCII), let rawHost = Self.canonicalHost(of: url) else {
+        guard let scheme = url.scheme.map(\.asciiLowercased), let rawHost = Self.canonicalHost(of: url) else {
             return nil
         }
         self.init(
@@ -33,7 +33,7 @@ struct RequestRoute: Sendable, Hashable {
     }
 
     init(scheme: String, host rawHost: String, port: Int?, path rawPath: String, query rawQuery: String?) {
-        let lowered = Self.lowercasedASCII(rawHost)
+        let lowered = rawHost.asciiLowercased
         let host = lowered.utf8.contains(UInt8(ascii: ":")) && !lowered.hasPrefix("[") ? "[\(lowered)]" : lowered
         self.scheme = scheme
         self.host = host
@@ -123,11 +123,4 @@ struct RequestRoute: Sendable, Hashable {
         byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "@")
     }
 
-    /// Lower-cases ASCII letters, without allocating when there are none to change.
-    static func lowercasedASCII(_ string: String) -> String {
-        guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
-            return string
-        }
-        return string.lowercased()
-    }
 }

@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// libFuzzer targets, one per parser that a user's string reaches. Each is an executable whose entry point is
+// libFuzzer's; build and run them with `Fuzz/run` (see its header), never with `swift run`.
+let fuzzers = [
+    "FuzzURITemplate", "FuzzURLMatcher", "FuzzRegexPrefix", "FuzzJSON", "FuzzPercentEncoding", "FuzzHeaders",
+]
+
+let package = Package(
+    name: "StuntDoubleFuzz",
+    platforms: [.macOS(.v13)],
+    products: fuzzers.map { .executable(name: $0, targets: [$0]) },
+    dependencies: [
+        .package(name: "StuntDouble", path: "..")
+    ],
+    targets: [
+        .target(name: "FuzzSupport", dependencies: [.product(name: "StuntDouble", package: "StuntDouble")])
+    ]
+        + fuzzers.map {
+            .executableTarget(
+                name: $0,
+                dependencies: ["FuzzSupport", .product(name: "StuntDouble", package: "StuntDouble")]
+            )
+        }
+)

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Writes each fuzzer's seed corpus from the inputs of StuntDouble's own tests.
+
+Usage: seeds.py OUTPUT_DIR   (makes OUTPUT_DIR/<Fuzzer>/seed-NNNN files)
+
+Every Swift string literal of Tests/ (plain and raw) is collected, sorted into templates, URLs, regular
+expressions, JSON texts, content types and header fields, and combined in each fuzzer's input format (see the
+header of each Sources/<Fuzzer>/<Fuzzer>.swift). Deterministic: the same tests give the same seeds.
+"""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+PLAIN = re.compile(r'(?<![#\\])"((?:[^"\\\n]|\\.)*)"')
+RAW = re.compile(r'(#+)"(.*?)"\1', re.S)
+PAIR = re.compile(r'"([A-Za-z][A-Za-z0-9-]*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+
+
+def unescape(text):
+    def sub(match):
+        escaped = match.group(1)
+        if escaped.startswith("u{"):
+            return chr(int(escaped[2:-1], 16))
+        return {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(escaped, escaped)
+    return re.sub(r"\\(u\{[0-9a-fA-F]+\}|.)", sub, text)
+
+
+def literals():
+    found, pairs = [], []
+    for directory, _, files in sorted(os.walk(os.path.join(ROOT, "Tests"))):
+        for name in sorted(files):
+            if not name.endswith(".swift"):
+                continue
+            source = open(os.path.join(directory, name), encoding="utf-8").read()
+            found += [match.group(2) for match in RAW.finditer(source)]
+            without_raw = RAW.sub("", source)
+            found += [unescape(match.group(1)) for match in PLAIN.finditer(without_raw)]
+            pairs += [(name, unescape(value)) for name, value in PAIR.findall(without_raw)]
+    unique = list(dict.fromkeys(text for text in found if text and "\\(" not in text))
+    return unique, list(dict.fromkeys(pairs))
+
+
+def is_json(text):
+    try:
+        json.loads(text)
+        return text.strip()[:1] in "{[\"0123456789-tfn"
+    except ValueError:
+        return False
+
+
+def main(output):
+    texts, pairs = literals()
+    urls = [t for t in texts if t.startswith(("http://", "https://", "/"))]
+    templates = [t for t in texts if "{" in t and "}" in t and not is_json(t)] + urls[:40]
+    regexes = [t for t in texts if t.startswith("^") or "\\." in t or ".*" in t or t == "*"]
+    jsons = [t for t in texts if is_json(t)]
+    types = [t for t in texts if re.fullmatch(r"[a-z]+/[A-Za-z0-9.+-]+(;.*)?", t)]
+    percent = [t for t in texts if "%" in t] + urls
+
+    def pick(items, count, offset):
+        return [items[(offset + k) % len(items)] for k in range(count)] if items else [""]
+
+    seeds = {
+        "FuzzURITemplate": [f"{t}\n{u}" for i, t in enumerate(templates) for u in pick(urls, 3, i * 7)],
+        "FuzzURLMatcher": [
+            chr(i % 32) + f"{a}\n{b}" for i, a in enumerate(urls) for b in [a] + pick(urls, 2, i * 5)
+        ],
+        "FuzzRegexPrefix": [f"{r}\n{u}" for i, r in enumerate(regexes) for u in pick(urls, 3, i * 3)],
+        "FuzzJSON": [f"{a}\0{b}" for i, a in enumerate(jsons) for b in [a] + pick(jsons, 1, i + 1)],
+        "FuzzPercentEncoding": percent,
+        "FuzzHeaders": [
+            t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
+        ],
+    }
+    for fuzzer, inputs in seeds.items():
+        directory = os.path.join(output, fuzzer)
+        os.makedirs(directory, exist_ok=True)
+        for number, text in enumerate(dict.fromkeys(inputs)):
+            with open(os.path.join(directory, f"seed-{number:04}"), "wb") as file:
+                file.write(text.encode("utf-8"))
+        print(f"{fuzzer}: {len(dict.fromkeys(inputs))} seeds")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
