@@ -19,6 +19,9 @@ struct CompiledParts: Sendable {
     let literals: [Range<Int>?]
     /// For each part that is a plain `{name}` (one variable, no operator or modifier), that variable.
     let plainVariables: [URITemplate.Variable?]
+    /// Whether no variable appears twice: then whether the parts from one on match the input from a position
+    /// on does not depend on what earlier parts bound, and a failure there can be remembered.
+    let variablesAreDistinct: Bool
 
     init(_ parts: [URITemplate.Part]) {
         var bytes: [UInt8] = []
@@ -42,29 +45,47 @@ struct CompiledParts: Sendable {
             else { return nil }
             return variable
         }
+        var names = Set<String>()
+        var distinct = true
+        for case .expression(let expression) in parts {
+            for variable in expression.variables where !names.insert(variable.name).inserted {
+                distinct = false
+            }
+        }
+        variablesAreDistinct = distinct
     }
 }
 
 /// Backtracking matcher over template parts.
 ///
 /// Each expression tries its longest possible span first, then shorter ones, only where the following
-/// literal can start. A step budget bounds pathological templates (many adjacent `{+x}` expressions).
+/// literal can start. Two things bound pathological templates (many adjacent `{+x}` expressions against a
+/// long string): when no variable repeats, a position where the remaining parts failed is never tried again
+/// (so the work grows with the parts times the positions times the spans, not exponentially), and a work
+/// budget (bytes of candidate spans examined) ends the search with "no match" beyond it.
 struct PartMatcher {
     private let parts: [URITemplate.Part]
     private let bytes: [UInt8]
     private let literals: [Range<Int>?]
     private let plainVariables: [URITemplate.Variable?]
+    private let memoizes: Bool
+    /// Part index and input position pairs where the remaining parts are known not to match.
+    private var failed: Set<Int> = []
 
     /// Query expressions matched by name against the query string, in any order (see
     /// `URITemplateRoute`), or `nil` when the template has none.
     private let lenientQuery: [URITemplate.Expression]?
-    private var budget = 20_000
+    /// The most work a match may do: about a millisecond, far beyond any real URL's needs.
+    static let workBudget = 400_000
+    /// The bytes of candidate spans examined so far: the work a match did.
+    private(set) var work = 0
 
     init(_ compiled: CompiledParts, lenientQuery: [URITemplate.Expression]?) {
         self.parts = compiled.parts
         self.bytes = compiled.bytes
         self.literals = compiled.literals
         self.plainVariables = compiled.plainVariables
+        self.memoizes = compiled.variablesAreDistinct
         self.lenientQuery = lenientQuery
     }
 
@@ -91,9 +112,17 @@ struct PartMatcher {
     private mutating func step(
         _ index: Int, _ position: Int, _ input: UnsafeBufferPointer<UInt8>, _ bound: inout Bound
     ) -> Bool {
-        budget -= 1
-        guard budget > 0 else { return false }
         guard index < parts.count else { return position == input.count }
+        guard work <= Self.workBudget else { return false }
+        if memoizes, !failed.isEmpty, failed.contains(index &* (input.count &+ 1) &+ position) { return false }
+        if expressionStep(index, position, input, &bound) { return true }
+        if memoizes { failed.insert(index &* (input.count &+ 1) &+ position) }
+        return false
+    }
+
+    private mutating func expressionStep(
+        _ index: Int, _ position: Int, _ input: UnsafeBufferPointer<UInt8>, _ bound: inout Bound
+    ) -> Bool {
         if let literal = literals[index] {
             guard input.count - position >= literal.count,
                 input[position..<(position + literal.count)].elementsEqual(bytes[literal])
@@ -118,6 +147,7 @@ struct PartMatcher {
             case .none:
                 break
             }
+            work += 1 + candidate - position
             var trial = bound
             if let variable = plainVariables[index],
                 !input[position..<candidate].contains(UInt8(ascii: ","))
