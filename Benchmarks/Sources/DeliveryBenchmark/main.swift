@@ -69,8 +69,8 @@ struct Setup {
             stubber: nil)
     }
 
-    static func stubbed(_ kind: Kind, count: Int, stubSession: Bool = false) throws -> Setup {
-        let stubber = HTTPStubber()
+    static func stubbed(_ kind: Kind, count: Int, stubSession: Bool = false, journal: Bool = true) throws -> Setup {
+        let stubber = journal ? HTTPStubber() : HTTPStubber(journalCapacity: 0)
         for index in 0..<count {
             stubber.add(stub: try kind.stub(index))
         }
@@ -97,6 +97,24 @@ struct Setup {
         }
         return Double(done) / (clock.now - start).seconds
     }
+
+    /// Sends exactly `count` requests, one after another.
+    func send(_ count: Int) async throws {
+        for index in 0..<count {
+            let (data, _) = try await session.data(for: requests[index % requests.count])
+            precondition(data.count == body.count, "\(name): wrong body")
+        }
+    }
+
+    /// The configuration that `--only` and `--requests` name: `floor`, or a kind and a stub count, through
+    /// URLSession or (flag `stub-session`) HTTPStubSession, with a journal or (flag `no-journal`) without.
+    static func named(_ kind: String, count: Int, flags: ArraySlice<String>) throws -> Setup {
+        kind == "floor"
+            ? Setup.floor()
+            : try Setup.stubbed(
+                Kind.allCases.first { "\($0)" == kind } ?? .exactURL, count: count,
+                stubSession: flags.contains("stub-session"), journal: !flags.contains("no-journal"))
+    }
 }
 
 extension Duration {
@@ -119,86 +137,9 @@ extension String {
     }
 }
 
-let quick = CommandLine.arguments.contains("--quick")
-// `--only KIND COUNT SECONDS [stub-session]` measures one configuration (or `--only floor 0 SECONDS`), for
-// profilers.
-if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.count > only + 3 {
-    let arguments = CommandLine.arguments
-    let setup =
-        arguments[only + 1] == "floor"
-        ? Setup.floor()
-        : try Setup.stubbed(
-            Kind.allCases.first { "\($0)" == arguments[only + 1] } ?? .exactURL, count: Int(arguments[only + 2]) ?? 1,
-            stubSession: arguments.dropFirst(only + 4).first == "stub-session")
-    print(Int(try await setup.measure(seconds: Double(arguments[only + 3]) ?? 3)), "requests/s")
-    exit(0)
-}
-let rounds = quick ? 1 : 9
-let seconds = quick ? 0.05 : 0.8
-let counts = [1, 100, 10_000]
-
-// Throughput. Every measurement of a configuration comes right after one of the floor, and the ratio of the
-// pair is kept: the machine's speed drifts (other processes, CPU frequency), and a ratio of neighbours does not.
-let floorSetup = Setup.floor()
-var setups: [(kind: Kind, count: Int, setup: Setup)] = []
-for kind in Kind.allCases {
-    for count in counts {
-        setups.append((kind, count, try Setup.stubbed(kind, count: count)))
-    }
-}
-// The same stubs through HTTPStubSession, after the URLSession rows.
-for kind in Kind.allCases {
-    for count in counts {
-        setups.append((kind, count, try Setup.stubbed(kind, count: count, stubSession: true)))
-    }
-}
-_ = try await floorSetup.measure(seconds: 0.05)  // warm up
-for entry in setups {
-    _ = try await entry.setup.measure(seconds: 0.02)
-}
-var floorRates: [Double] = []
-var rates = Array(repeating: [Double](), count: setups.count)
-var ratios = Array(repeating: [Double](), count: setups.count)
-for _ in 0..<rounds {
-    for (index, entry) in setups.enumerated() {
-        let floorRate = try await floorSetup.measure(seconds: seconds / 2)
-        let rate = try await entry.setup.measure(seconds: seconds / 2)
-        floorRates.append(floorRate)
-        rates[index].append(rate)
-        ratios[index].append(rate / floorRate)
-    }
-}
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-print("StuntDouble: requests per second (and ratio to the floor measured just before), median of \(rounds) rounds,")
-print("1 KB bodies, one request at a time")
-print("floor (URLSession with a trivial URLProtocol, no lookup): \(format(median(floorRates))) requests/s")
-var missed: [String] = []
-for (title, offset, target) in [
-    ("URLSession through StuntDouble's URLProtocol (target: 0.90 with 10,000 stubs)", 0, 0.9),
-    ("HTTPStubSession, no URLSession (target: 10.00)", Kind.allCases.count, 10.0),
-] {
-    print("")
-    print(title)
-    print(
-        "kind".padding(toLength: 14, withPad: " ", startingAt: 0)
-            + counts.map { "\(format(Double($0))) stubs".leftPadded(22) }.joined())
-    for (kindIndex, kind) in Kind.allCases.enumerated() {
-        var line = kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-        for (countIndex, count) in counts.enumerated() {
-            let index = (offset + kindIndex) * counts.count + countIndex
-            let ratio = median(ratios[index])
-            line += "\(format(median(rates[index]))) (\(String(format: "%.2f", ratio)))".leftPadded(22)
-            if offset > 0 || count == 10_000, ratio < target {
-                missed.append(
-                    "\(offset == 0 ? "URLSession" : "HTTPStubSession") \(kind.rawValue) with \(format(Double(count))) "
-                        + "stubs: \(String(format: "%.2f", ratio)) of the floor")
-            }
-        }
-        print(line)
-    }
-}
 
-// Accuracy.
+/// Timing accuracy: each request's time against the nominal time.
 func accuracy(
     _ name: String, nominal: Double, samples: Int, stubSession: Bool,
     _ configure: @escaping (HTTPStubResponse) -> Void
@@ -217,36 +158,138 @@ func accuracy(
     return (errors[errors.count / 2], errors.last ?? 0)
 }
 
-let samples = quick ? 3 : 30
-print("")
-print("timing error over \(samples) requests: median, worst (target: median <= 2% + 5 ms)")
-for stubSession in [false, true] {
-    let delayed = try await accuracy("delayed", nominal: 0.1, samples: samples, stubSession: stubSession) {
-        $0.responseTime = .delayedBy(0.1)
+/// The whole benchmark (or one of the `--requests` and `--only` measurements).
+func runBenchmark() async throws {
+    let quick = CommandLine.arguments.contains("--quick")
+    // `--requests KIND COUNT N [stub-session] [no-journal]` sends exactly N requests and exits: for instruction counts under
+    // callgrind (Benchmarks/instructions), where the difference between two values of N is the cost of requests.
+    if let only = CommandLine.arguments.firstIndex(of: "--requests"), CommandLine.arguments.count > only + 3 {
+        let arguments = CommandLine.arguments
+        let setup = try Setup.named(
+            arguments[only + 1], count: Int(arguments[only + 2]) ?? 1,
+            flags: arguments.dropFirst(only + 4))
+        try await setup.send(Int(arguments[only + 3]) ?? 1)
+        exit(0)
     }
-    let throttled = try await accuracy("throttled", nominal: 0.25, samples: samples, stubSession: stubSession) {
-        $0.responseTime = .withSpeed(.speed3G)
-        $0.body = Data(repeating: 1, count: 100_000)
+    // `--only KIND COUNT SECONDS [stub-session] [no-journal]` measures one configuration (or `--only floor 0 SECONDS`), for
+    // profilers.
+    if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.count > only + 3 {
+        let arguments = CommandLine.arguments
+        let setup = try Setup.named(
+            arguments[only + 1], count: Int(arguments[only + 2]) ?? 1,
+            flags: arguments.dropFirst(only + 4))
+        print(Int(try await setup.measure(seconds: Double(arguments[only + 3]) ?? 3)), "requests/s")
+        exit(0)
     }
-    let path = stubSession ? "HTTPStubSession" : "URLSession"
-    for (name, nominal, result) in [
-        (".delayedBy(0.1)", 0.1, delayed), (".withSpeed(.speed3G), 100 KB", 0.25, throttled),
-    ] {
-        let limit = nominal * 0.02 + 0.005
-        let label = "\(path), \(name)"
-        print(
-            "  \(label.padding(toLength: 46, withPad: " ", startingAt: 0)) \(String(format: "%.1f", result.median * 1000)) ms, "
-                + "\(String(format: "%.1f", result.worst * 1000)) ms (limit \(String(format: "%.1f", limit * 1000)) ms)"
-        )
-        if result.median > limit {
-            missed.append("\(label): median error \(String(format: "%.1f", result.median * 1000)) ms")
+    let rounds = quick ? 1 : 9
+    let seconds = quick ? 0.05 : 0.8
+    let counts = [1, 100, 10_000]
+
+    // Throughput. Every measurement of a configuration comes right after one of the floor, and the ratio of the
+    // pair is kept: the machine's speed drifts (other processes, CPU frequency), and a ratio of neighbours does not.
+    let floorSetup = Setup.floor()
+    var setups: [(kind: Kind, count: Int, setup: Setup)] = []
+    for kind in Kind.allCases {
+        for count in counts {
+            setups.append((kind, count, try Setup.stubbed(kind, count: count)))
         }
     }
+    // The same stubs through HTTPStubSession, after the URLSession rows.
+    for kind in Kind.allCases {
+        for count in counts {
+            setups.append((kind, count, try Setup.stubbed(kind, count: count, stubSession: true)))
+        }
+    }
+    _ = try await floorSetup.measure(seconds: 0.05)  // warm up
+    for entry in setups {
+        _ = try await entry.setup.measure(seconds: 0.02)
+    }
+    var floorRates: [Double] = []
+    var rates = Array(repeating: [Double](), count: setups.count)
+    var ratios = Array(repeating: [Double](), count: setups.count)
+    for _ in 0..<rounds {
+        for (index, entry) in setups.enumerated() {
+            let floorRate = try await floorSetup.measure(seconds: seconds / 2)
+            let rate = try await entry.setup.measure(seconds: seconds / 2)
+            floorRates.append(floorRate)
+            rates[index].append(rate)
+            ratios[index].append(rate / floorRate)
+        }
+    }
+    print("StuntDouble: requests per second (and ratio to the floor measured just before), median of \(rounds) rounds,")
+    print("1 KB bodies, one request at a time")
+    print("floor (URLSession with a trivial URLProtocol, no lookup): \(format(median(floorRates))) requests/s")
+    var missed: [String] = []
+    for (title, offset, target) in [
+        ("URLSession through StuntDouble's URLProtocol (target: 0.90 with 10,000 stubs)", 0, 0.9),
+        ("HTTPStubSession, no URLSession (target: 10.00)", Kind.allCases.count, 10.0),
+    ] {
+        print("")
+        print(title)
+        print(
+            "kind".padding(toLength: 14, withPad: " ", startingAt: 0)
+                + counts.map { "\(format(Double($0))) stubs".leftPadded(22) }.joined())
+        for (kindIndex, kind) in Kind.allCases.enumerated() {
+            var line = kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+            for (countIndex, count) in counts.enumerated() {
+                let index = (offset + kindIndex) * counts.count + countIndex
+                let ratio = median(ratios[index])
+                line += "\(format(median(rates[index]))) (\(String(format: "%.2f", ratio)))".leftPadded(22)
+                if offset > 0 || count == 10_000, ratio < target {
+                    missed.append(
+                        "\(offset == 0 ? "URLSession" : "HTTPStubSession") \(kind.rawValue) with \(format(Double(count))) "
+                            + "stubs: \(String(format: "%.2f", ratio)) of the floor")
+                }
+            }
+            print(line)
+        }
+    }
+
+    let samples = quick ? 3 : 30
+    print("")
+    print("timing error over \(samples) requests: median, worst (target: median <= 2% + 5 ms)")
+    for stubSession in [false, true] {
+        let delayed = try await accuracy("delayed", nominal: 0.1, samples: samples, stubSession: stubSession) {
+            $0.responseTime = .delayedBy(0.1)
+        }
+        let throttled = try await accuracy("throttled", nominal: 0.25, samples: samples, stubSession: stubSession) {
+            $0.responseTime = .withSpeed(.speed3G)
+            $0.body = Data(repeating: 1, count: 100_000)
+        }
+        let path = stubSession ? "HTTPStubSession" : "URLSession"
+        for (name, nominal, result) in [
+            (".delayedBy(0.1)", 0.1, delayed), (".withSpeed(.speed3G), 100 KB", 0.25, throttled),
+        ] {
+            let limit = nominal * 0.02 + 0.005
+            let label = "\(path), \(name)"
+            print(
+                "  \(label.padding(toLength: 46, withPad: " ", startingAt: 0)) \(String(format: "%.1f", result.median * 1000)) ms, "
+                    + "\(String(format: "%.1f", result.worst * 1000)) ms (limit \(String(format: "%.1f", limit * 1000)) ms)"
+            )
+            if result.median > limit {
+                missed.append("\(label): median error \(String(format: "%.1f", result.median * 1000)) ms")
+            }
+        }
+    }
+    if quick {
+        print("quick run: the numbers only show that the benchmark works")
+    } else if missed.isEmpty {
+        print("targets met")
+    } else {
+        print("targets missed: \(missed.joined(separator: "; "))")
+    }
 }
-if quick {
-    print("quick run: the numbers only show that the benchmark works")
-} else if missed.isEmpty {
-    print("targets met")
-} else {
-    print("targets missed: \(missed.joined(separator: "; "))")
+
+// A synchronous main that waits for the benchmark: an async main parks the main thread in dispatch_main's
+// sigsuspend, whose read-only mask valgrind 3.19 cannot handle (Benchmarks/instructions runs under callgrind).
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    do {
+        try await runBenchmark()
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    finished.signal()
 }
+finished.wait()

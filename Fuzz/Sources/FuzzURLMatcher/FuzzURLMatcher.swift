@@ -22,6 +22,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let once = PercentEncoding.normalize(text)
         require(PercentEncoding.normalize(once) == once, "normalizing is not idempotent for \(text.debugDescription)")
     }
+    for text in [stubURL, requestURL] {
+        // The one-pass route of a plain URL equals the route Foundation's accessors give.
+        if let url = URL(string: text), let plain = RequestRoute(plain: url.absoluteString) {
+            let parsed = RequestRoute(foundationParsing: url)
+            require(
+                plain == parsed,
+                "\(text.debugDescription): \(plain.exactKey) but Foundation: \(parsed?.exactKey ?? "nil")")
+        }
+    }
     requireIndexAgreesWithMatchers(HTTPStubRequest().match(matcher), url: requestURL)
     if matcher.problem == nil, let url = URL(string: stubURL), (try? HTTPIncomingRequest(url: url)) != nil {
         // A stub's own absolute URL always matches itself.

@@ -7,7 +7,7 @@ import FoundationNetworking
 extension ResponsePlayer {
     /// The response as Foundation delivers it.
     static func urlResponse(_ response: HTTPResponsePlan.Response, url: URL) -> HTTPURLResponse? {
-        var fields = response.headers.dictionary
+        var fields = response.headerFields
         #if canImport(FoundationNetworking)
         // FoundationNetworking turns a 401 with a Basic challenge into its own authentication, which hangs or
         // retries on the network. It only parses a challenge at the very start of the value, so a leading space

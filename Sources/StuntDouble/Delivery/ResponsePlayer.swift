@@ -135,7 +135,7 @@ final class ResponsePlayer: @unchecked Sendable {
             return fail(error)
         }
         let receivedAt = ContinuousClock.now
-        let (decision, entry) = stubber.decide(incoming, via: .urlSession)
+        let (decision, entry) = stubber.decide(incoming, via: .urlSession, received: receivedAt)
         func finished(_ error: (any Error)?, response: HTTPResponsePlan.Response? = nil) {
             stubber.complete(
                 entry, after: .now - receivedAt, error: error, statusCode: response?.statusCode.rawValue,

@@ -19,18 +19,22 @@ class StubbingURLProtocol: URLProtocol {
     }
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme else { return false }
-        return isHTTP(scheme)
+        // URLSession asks several times per request: the absolute string is the cheapest way to the scheme.
+        guard let url = request.url else { return false }
+        return hasHTTPScheme(url.absoluteString)
     }
 
-    /// `http` or `https`, in any case, without allocating.
-    private static func isHTTP(_ scheme: String) -> Bool {
-        let bytes = scheme.utf8
-        guard bytes.count == 4 || bytes.count == 5 else { return false }
-        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
-            return false
+    /// Whether an absolute URL string starts with `http:` or `https:`, in any case, without allocating.
+    static func hasHTTPScheme(_ string: String) -> Bool {
+        var bytes = string.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
         }
-        return true
+        switch bytes.next() {
+        case UInt8(ascii: ":"): return true
+        case let byte? where byte | 0x20 == UInt8(ascii: "s"): return bytes.next() == UInt8(ascii: ":")
+        default: return false
+        }
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {

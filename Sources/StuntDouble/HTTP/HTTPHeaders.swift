@@ -144,6 +144,10 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral, S
     /// `HTTPURLResponse.allHeaderFields` give them; fields are ordered by name.
     /// - Parameter dictionary: The fields.
     public init(_ dictionary: [String: String]) {
+        guard !dictionary.isEmpty else {
+            fields = []
+            return
+        }
         fields = dictionary.map { Element(name: Name(rawValue: $0.key), value: $0.value) }
             .sorted { $0.name.canonical < $1.name.canonical }
     }

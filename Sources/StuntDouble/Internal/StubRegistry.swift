@@ -16,6 +16,9 @@ final class RegisteredStub: Sendable {
     let isConditional: Bool
     /// Whether answering changes the stubber's state (see `StubDefinition.isStateful`).
     let isStateful: Bool
+    /// The responses by method, in a list: a stub answers one to three methods, and comparing a method's
+    /// name with each costs less than hashing it.
+    private let methodSources: [(method: HTTPMethod, source: ResponseSource)]
 
     init(stub: HTTPStubRequest, definition: StubDefinition, version: UInt64, sequence: UInt64) {
         self.stub = stub
@@ -32,6 +35,15 @@ final class RegisteredStub: Sendable {
         soleTemplate = definition.engine.count == 1 ? definition.engine[0] as? HTTPStubURITemplateMatcher : nil
         isConditional = definition.isConditional
         isStateful = definition.isStateful
+        methodSources = definition.responses.map { ($0.key, $0.value) }
+    }
+
+    /// The response source for a method: its own, or the one for every method (`StubDefinition.source(for:)`).
+    func source(for method: HTTPMethod) -> ResponseSource? {
+        for entry in methodSources where entry.method == method {
+            return entry.source
+        }
+        return definition.everyMethod
     }
 
     /// Whether this stub wins over another: higher priority first, then the most recently added.
@@ -51,7 +63,7 @@ final class RegisteredStub: Sendable {
     func evaluate(
         _ request: HTTPIncomingRequest, foundByExactKey: Bool = false, available: StubAvailability? = nil
     ) -> [String: URITemplate.Value]? {
-        guard definition.source(for: request.method) != nil else { return nil }
+        guard source(for: request.method) != nil else { return nil }
         if isConditional, let available, !available.allows(self) { return nil }
         if let soleTemplate {
             return soleTemplate.extract(request.route)
@@ -336,6 +348,14 @@ struct RegistryBox: Sendable {
         init(_ registry: StubRegistry) {
             self.registry = registry
         }
+
+        /// Matches in place: calling through `registry` directly would copy the registry (a retain per index)
+        /// for the call.
+        func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
+            -> (RegisteredStub, [String: URITemplate.Value])?
+        {
+            withUnsafeMutablePointer(to: &registry) { $0.pointee.firstMatch(request, available: available) }
+        }
     }
 
     private var storage = Storage(StubRegistry())
@@ -347,7 +367,7 @@ struct RegistryBox: Sendable {
     func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
         -> (RegisteredStub, [String: URITemplate.Value])?
     {
-        storage.registry.firstMatch(request, available: available)
+        storage.firstMatch(request, available: available)
     }
 
     var problemCount: Int { storage.registry.problemCount }

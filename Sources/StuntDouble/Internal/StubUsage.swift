@@ -75,7 +75,8 @@ struct StubUsage: Sendable {
     /// the stub's answer is counted here, and the result is `nil` when the availability changed since
     /// `expectedVersion` (the caller decides again).
     mutating func record(
-        _ decision: HTTPStubDecision, request: HTTPIncomingRequest, receivedAt: Date, path: HTTPDeliveryPath,
+        _ decision: HTTPStubDecision, request: HTTPIncomingRequest, received: ContinuousClock.Instant,
+        path: HTTPDeliveryPath,
         claimed: Claim?, expectedVersion: UInt64?
     ) -> Int? {
         let number: Int
@@ -97,7 +98,7 @@ struct StubUsage: Sendable {
             unmatchedCount += 1
         }
         journal.insert(
-            HTTPJournalEntry(number: number, request: request, receivedAt: receivedAt, path: path, decision: decision))
+            HTTPJournalEntry(number: number, request: request, received: received, path: path, decision: decision))
         return number
     }
 

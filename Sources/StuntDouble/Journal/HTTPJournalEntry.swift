@@ -11,7 +11,14 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// The request, with its whole body.
     public let request: HTTPIncomingRequest
     /// When the stubber received the request.
-    public let receivedAt: Date
+    public var receivedAt: Date {
+        Self.processStart.date.addingTimeInterval((received - Self.processStart.instant).seconds)
+    }
+    /// When the stubber received the request, on the clock that delivery times use: one clock reading per
+    /// request serves both.
+    let received: ContinuousClock.Instant
+    /// A wall-clock time and the continuous clock's reading at that time, for ``receivedAt``.
+    private static let processStart = (date: Date(), instant: ContinuousClock.now)
     /// Which delivery path brought the request.
     public let path: HTTPDeliveryPath
     /// What the stubber decided: the stub and its response plan, a pass-through, or the unmatched report.

@@ -28,14 +28,43 @@ public struct HTTPResponsePlan: Sendable {
         public let body: Data
         /// Whether a URL cache may store the response.
         public let cachePolicy: URLCache.StoragePolicy
+        /// The header fields as Foundation takes them, made once with the response (which a prepared
+        /// response then hands to every request it answers).
+        let headerFields: [String: String]
+
+        init(statusCode: HTTPStatusCode, headers: HTTPHeaders, body: Data, cachePolicy: URLCache.StoragePolicy) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.body = body
+            self.cachePolicy = cachePolicy
+            headerFields = headers.dictionary
+        }
+
+        /// Whether two responses have the same status, headers, body and cache policy.
+        /// - Parameters:
+        ///   - lhs: A response.
+        ///   - rhs: Another response.
+        /// - Returns: Whether they are equal.
+        public static func == (lhs: Response, rhs: Response) -> Bool {
+            lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body
+                && lhs.cachePolicy == rhs.cachePolicy
+        }
+
+        /// Hashes the status, headers, body and cache policy.
+        /// - Parameter hasher: The hasher.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(statusCode)
+            hasher.combine(headers)
+            hasher.combine(body)
+            hasher.combine(cachePolicy)
+        }
 
         /// The response as `HTTPURLResponse` for the given URL.
         /// - Parameter url: The URL the response answers.
         /// - Returns: The response, or `nil` when Foundation rejects it.
         public func httpURLResponse(for url: URL) -> HTTPURLResponse? {
             HTTPURLResponse(
-                url: url, statusCode: statusCode.rawValue, httpVersion: "HTTP/1.1", headerFields: headers.dictionary
-            )
+                url: url, statusCode: statusCode.rawValue, httpVersion: "HTTP/1.1", headerFields: headerFields)
         }
     }
 
@@ -60,15 +89,17 @@ public struct HTTPResponsePlan: Sendable {
     public let request: HTTPIncomingRequest
     /// The stub that matched.
     public let stub: HTTPStubRequest
+    /// Everything else, shared by every plan of the same response.
+    private let parts: Prepared
     /// What the request receives.
-    public let action: Action
+    public var action: Action { parts.action }
     /// When the response head, or the failure, is due.
-    public let responseDeadline: Duration
+    public var responseDeadline: Duration { parts.responseDeadline }
     /// The body's chunks in order, with their deadlines; empty for a failure or an empty body.
-    public let chunks: [Chunk]
+    public var chunks: [Chunk] { parts.chunks }
     /// What the stub leaves out, as hand-written mocks can (``HTTPStubResponse/noResponse()``,
     /// ``HTTPStubResponse/noData(statusCode:)``); `nil` for a complete response or an error.
-    public let absence: Absence?
+    public var absence: Absence? { parts.absence }
 
     /// What a response leaves out that a real server always sends.
     public enum Absence: Hashable, Sendable {
@@ -111,77 +142,115 @@ extension HTTPResponsePlan {
     /// The fastest simulated bandwidth: 1 TB/s.
     static let maximumBytesPerSecond: Double = 1e12
 
-    init(stub: HTTPStubRequest, request: HTTPIncomingRequest, response: HTTPStubResponse.Storage) {
-        self.stub = stub
-        self.request = request
-        if let problem = Self.validate(response, stub: stub, bodySize: response.body?.count ?? 0) {
-            action = .fail(problem)
-            responseDeadline = .zero
-            chunks = []
-            absence = nil
-            return
+    /// The parts of a plan that depend on the response alone: everything but the stub and the request. A
+    /// response object keeps its own, so that requests it answers do not work them out again.
+    final class Prepared: Sendable {
+        let action: Action
+        let responseDeadline: Duration
+        let chunks: [Chunk]
+        let absence: Absence?
+
+        init(action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?) {
+            self.action = action
+            self.responseDeadline = responseDeadline
+            self.chunks = chunks
+            self.absence = absence
         }
-        absence = response.failError == nil ? response.absence : nil
-        let latency = response.responseDelay ?? 0
-        var start = latency
-        if case .delayedBy(let delay) = response.responseTime {
-            start += delay
-        }
-        responseDeadline = .seconds(start)
-        if let error = response.failError {
-            action = .fail(error)
-            chunks = []
-            return
-        }
-        if response.absence == .response {
-            action = .fail(
-                URLError(
-                    .badServerResponse,
-                    userInfo: [
-                        NSLocalizedDescriptionKey: "\(stub) answers with no response (HTTPStubResponse.noResponse()).",
-                        NSURLErrorFailingURLErrorKey: request.url,
-                    ]))
-            chunks = []
-            return
-        }
-        let body = response.absence == .data ? Data() : response.body ?? Data()
-        var headers = response.headers
-        if let contentType = response.contentType {
-            headers[.contentType] = contentType.rawValue
-        }
-        if !headers.contains(.contentLength), !headers.contains(.transferEncoding) {
-            headers[.contentLength] = String(body.count)
-        }
-        action = .respond(
-            Response(statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy)
-        )
-        guard !body.isEmpty else {
-            chunks = []
-            return
-        }
-        guard case .withSpeed(let speed) = response.responseTime else {
-            chunks = [Chunk(range: 0..<body.count, deadline: .seconds(start))]
-            return
-        }
-        let rate = speed.bytesPerSecond
-        let perChunk = max(
-            1, Int(rate * Self.chunkInterval), (body.count + Self.maximumChunkCount - 1) / Self.maximumChunkCount)
-        chunks = stride(from: 0, to: body.count, by: perChunk).map { lower in
-            let upper = min(lower + perChunk, body.count)
-            return Chunk(range: lower..<upper, deadline: .seconds(start + Double(upper) / rate))
+
+        /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid
+        /// response, whose error names the stub; no response at all, whose error names the URL).
+        convenience init?(_ response: HTTPStubResponse.Storage) {
+            guard HTTPResponsePlan.validate(response, bodySize: response.body?.count ?? 0) == nil,
+                response.failError != nil || response.absence != .response
+            else { return nil }
+            let absence = response.failError == nil ? response.absence : nil
+            var start = response.responseDelay ?? 0
+            if case .delayedBy(let delay) = response.responseTime {
+                start += delay
+            }
+            if let error = response.failError {
+                self.init(action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: absence)
+                return
+            }
+            let body = response.absence == .data ? Data() : response.body ?? Data()
+            var headers = response.headers
+            if let contentType = response.contentType {
+                headers[.contentType] = contentType.rawValue
+            }
+            if !headers.contains(.contentLength), !headers.contains(.transferEncoding) {
+                headers[.contentLength] = String(body.count)
+            }
+            let action = Action.respond(
+                Response(
+                    statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy))
+            let chunks: [Chunk]
+            if body.isEmpty {
+                chunks = []
+            } else if case .withSpeed(let speed) = response.responseTime {
+                let rate = speed.bytesPerSecond
+                let perChunk = max(
+                    1, Int(rate * HTTPResponsePlan.chunkInterval),
+                    (body.count + HTTPResponsePlan.maximumChunkCount - 1) / HTTPResponsePlan.maximumChunkCount)
+                chunks = stride(from: 0, to: body.count, by: perChunk).map { lower in
+                    let upper = min(lower + perChunk, body.count)
+                    return Chunk(range: lower..<upper, deadline: .seconds(start + Double(upper) / rate))
+                }
+            } else {
+                chunks = [Chunk(range: 0..<body.count, deadline: .seconds(start))]
+            }
+            self.init(action: action, responseDeadline: .seconds(start), chunks: chunks, absence: absence)
         }
     }
 
-    private static func validate(
-        _ response: HTTPStubResponse.Storage, stub: HTTPStubRequest, bodySize: Int
-    ) -> HTTPStubberError? {
-        func invalid(_ reason: String) -> HTTPStubberError {
-            HTTPStubberError(code: .invalidResponse, message: "The response of \(stub) is invalid: \(reason).")
+    init(stub: HTTPStubRequest, request: HTTPIncomingRequest, prepared: Prepared) {
+        self.stub = stub
+        self.request = request
+        parts = prepared
+    }
+
+    /// The plan of a response object: its prepared parts when it has them.
+    init(stub: HTTPStubRequest, request: HTTPIncomingRequest, response: HTTPStubResponse) {
+        if let prepared = response.prepared() {
+            self.init(stub: stub, request: request, prepared: prepared)
+        } else {
+            self.init(stub: stub, request: request, response: response.snapshot())
         }
-        let seconds = "a finite number of seconds from 0 to \(Int(maximumSeconds)) (one year)"
+    }
+
+    init(stub: HTTPStubRequest, request: HTTPIncomingRequest, response: HTTPStubResponse.Storage) {
+        if let prepared = Prepared(response) {
+            self.init(stub: stub, request: request, prepared: prepared)
+        } else if let problem = Self.validate(response, bodySize: response.body?.count ?? 0) {
+            let error = HTTPStubberError(
+                code: .invalidResponse, message: "The response of \(stub) is invalid: \(problem).")
+            self.init(
+                stub: stub, request: request,
+                prepared: Prepared(action: .fail(error), responseDeadline: .zero, chunks: [], absence: nil))
+        } else {
+            // No response at all (HTTPStubResponse.noResponse()), for the APIs that must return one.
+            var start = response.responseDelay ?? 0
+            if case .delayedBy(let delay) = response.responseTime {
+                start += delay
+            }
+            let error = URLError(
+                .badServerResponse,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "\(stub) answers with no response (HTTPStubResponse.noResponse()).",
+                    NSURLErrorFailingURLErrorKey: request.url,
+                ])
+            self.init(
+                stub: stub, request: request,
+                prepared: Prepared(
+                    action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: .response))
+        }
+    }
+
+    /// Why a response cannot be delivered, or `nil`.
+    private static func validate(_ response: HTTPStubResponse.Storage, bodySize: Int) -> String? {
+        func seconds() -> String { "a finite number of seconds from 0 to \(Int(maximumSeconds)) (one year)" }
         let delay = response.responseDelay ?? 0
         if !(delay.isFinite && delay >= 0 && delay <= maximumSeconds) {
-            return invalid("responseDelay is \(delay); use \(seconds)")
+            return "responseDelay is \(delay); use \(seconds())"
         }
         var total = delay
         switch response.responseTime {
@@ -189,24 +258,23 @@ extension HTTPResponsePlan {
             break
         case .delayedBy(let interval):
             if !(interval.isFinite && interval >= 0 && interval <= maximumSeconds) {
-                return invalid("responseTime is .delayedBy(\(interval)); use \(seconds)")
+                return "responseTime is .delayedBy(\(interval)); use \(seconds())"
             }
             total += interval
         case .withSpeed(let speed):
             let rate = speed.bytesPerSecond
             if !(rate.isFinite && rate > 0 && rate <= maximumBytesPerSecond) {
-                return invalid(
-                    "responseTime is .withSpeed(\(rate) bytes/s); use a speed above 0 and up to 1e12 bytes/s")
+                return "responseTime is .withSpeed(\(rate) bytes/s); use a speed above 0 and up to 1e12 bytes/s"
             }
             if response.failError == nil {
                 total += Double(bodySize) / rate
             }
         }
         if total > maximumSeconds {
-            return invalid("delivery would take \(total) seconds; keep delays and throttled bodies under one year")
+            return "delivery would take \(total) seconds; keep delays and throttled bodies under one year"
         }
         if response.failError == nil, !(100...599).contains(response.statusCode.rawValue) {
-            return invalid("statusCode is \(response.statusCode.rawValue); use a code from 100 to 599")
+            return "statusCode is \(response.statusCode.rawValue); use a code from 100 to 599"
         }
         return nil
     }

@@ -21,15 +21,18 @@ import FoundationNetworking
 /// one.
 public final class HTTPStubResponse: Sendable {
     struct Storage: Sendable {
-        var statusCode: HTTPStatusCode = .ok
-        var contentType: HTTPContentType?
-        var failError: (any Error)?
-        var body: Data?
-        var headers = HTTPHeaders()
-        var cachePolicy: URLCache.StoragePolicy = .notAllowed
-        var responseDelay: TimeInterval?
-        var responseTime: HTTPStubResponseInterval = .immediate
-        var absence: HTTPResponsePlan.Absence?
+        var statusCode: HTTPStatusCode = .ok { didSet { prepared = nil } }
+        var contentType: HTTPContentType? { didSet { prepared = nil } }
+        var failError: (any Error)? { didSet { prepared = nil } }
+        var body: Data? { didSet { prepared = nil } }
+        var headers = HTTPHeaders() { didSet { prepared = nil } }
+        var cachePolicy: URLCache.StoragePolicy = .notAllowed { didSet { prepared = nil } }
+        var responseDelay: TimeInterval? { didSet { prepared = nil } }
+        var responseTime: HTTPStubResponseInterval = .immediate { didSet { prepared = nil } }
+        var absence: HTTPResponsePlan.Absence? { didSet { prepared = nil } }
+        /// What every request receives from these values, worked out once (`nil` until a request needs it,
+        /// and again after any change): a response is read for every request it answers.
+        var prepared: HTTPResponsePlan.Prepared??
     }
 
     let storage: Locked<Storage>
@@ -115,5 +118,17 @@ public final class HTTPStubResponse: Sendable {
     /// A consistent copy of every property, read under one lock.
     func snapshot() -> Storage {
         storage.current
+    }
+
+    /// The plan parts every request receives from this response now, worked out once per change; `nil` when
+    /// they depend on the request or the stub (an invalid response, ``noResponse()``), and the plan must be
+    /// made from a ``snapshot()``.
+    func prepared() -> HTTPResponsePlan.Prepared? {
+        storage.withLock { storage in
+            if let prepared = storage.prepared { return prepared }
+            let prepared = HTTPResponsePlan.Prepared(storage)
+            storage.prepared = .some(prepared)
+            return prepared
+        }
     }
 }

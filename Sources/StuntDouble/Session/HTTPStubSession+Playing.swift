@@ -57,7 +57,7 @@ extension HTTPStubSession {
         }
         do {
             let incoming = try HTTPIncomingRequest(request)
-            let (decision, entry) = stubber.decide(incoming, via: .stubSession)
+            let (decision, entry) = stubber.decide(incoming, via: .stubSession, received: start)
             return Exchange(start: start, timeout: timeout, state: .decided(incoming, decision, entry: entry))
         } catch {
             return Exchange(start: start, timeout: timeout, state: .refused(error))

@@ -49,8 +49,31 @@ public final class HTTPStubber: Sendable {
     private let state = Locked(State())
     /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
     let usage: Locked<StubUsage>
-    /// The URLProtocol class of the sessions made from this stubber (see `ProtocolClasses`).
-    let sessionProtocolClass: URLProtocol.Type
+    /// The URLProtocol class of the sessions made from this stubber (see `ProtocolClasses`), made when first
+    /// needed: the class stays in memory for the life of the process (about 1 KB), and a stubber used only
+    /// through `HTTPStubSession` or directly never needs one.
+    private let protocolClass = Locked<ProtocolClassBox?>(nil)
+
+    /// A URLProtocol class, as a sendable value.
+    private struct ProtocolClassBox: @unchecked Sendable {
+        let type: URLProtocol.Type
+    }
+
+    /// Whether the stubber has made its URLProtocol class.
+    var hasProtocolClass: Bool {
+        protocolClass.withLock { $0 != nil }
+    }
+
+    /// The URLProtocol class of the sessions made from this stubber.
+    var sessionProtocolClass: URLProtocol.Type {
+        protocolClass.withLock { box in
+            if let box { return box.type }
+            let type = ProtocolClasses.protocolClass(number: UniqueID.next())
+            ProtocolClasses.register(type, for: self)
+            box = ProtocolClassBox(type: type)
+            return type
+        }
+    }
 
     /// The number of journal entries a stubber keeps unless told otherwise.
     public static let defaultJournalCapacity = 10_000
@@ -60,8 +83,6 @@ public final class HTTPStubber: Sendable {
     ///   counts stay exact beyond it. A negative capacity counts as 0.
     public init(journalCapacity: Int = HTTPStubber.defaultJournalCapacity) {
         usage = Locked(StubUsage(journalCapacity: journalCapacity))
-        sessionProtocolClass = ProtocolClasses.protocolClass(number: UniqueID.next())
-        ProtocolClasses.register(sessionProtocolClass, for: self)
     }
 
     // MARK: - Stubs
@@ -193,10 +214,14 @@ public final class HTTPStubber: Sendable {
     /// scenario) is then claimed under the usage lock; when conditional stubs exist and their availability
     /// changed meanwhile, the request is decided again, so that concurrent requests see the same answers as
     /// requests made one after another would.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - path: The delivery path that brought it.
+    ///   - received: When it arrived (the delivery path's own reading of the clock, when it has one).
     /// - Returns: The decision and the number of its journal entry, for ``complete(_:after:error:)``.
-    func decide(_ request: HTTPIncomingRequest, via path: HTTPDeliveryPath) -> (decision: HTTPStubDecision, entry: Int)
-    {
-        let receivedAt = Date()
+    func decide(
+        _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
+    ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
             let (stubs, ignoreRules, mode) = state.withLock { ($0.stubs, $0.ignoreRules, $0.unhandledMode) }
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
@@ -206,7 +231,7 @@ public final class HTTPStubber: Sendable {
             if !ignoreRules.isEmpty, let rule = ignoreRules.first(where: { $0.matches(request) }) {
                 decision = .passThrough(.ignored(rule))
             } else if let (entry, variables) = stubs.firstMatch(request, available: available) {
-                let source = entry.definition.source(for: request.method) ?? .echo
+                let source = entry.source(for: request.method) ?? .echo
                 if available != nil || entry.isStateful {
                     let method = request.method
                     claimed = usage.withLock { $0.claim(entry, method: method, expectedVersion: available?.version) }
@@ -214,13 +239,12 @@ public final class HTTPStubber: Sendable {
                 }
                 var matched = request
                 matched.templateVariables = variables
-                let response: HTTPStubResponse.Storage
                 if case .sequence(let sequence) = source, let position = claimed?.position {
-                    response = sequence.storage(at: position, method: request.method)
+                    let response = sequence.response(at: position, method: request.method)
+                    decision = .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
                 } else {
-                    response = source.response(for: matched, stub: entry.stub)
+                    decision = .stub(source.plan(for: matched, stub: entry.stub))
                 }
-                decision = .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
             } else if mode == .optin, stubs.problemCount == 0 {
                 decision = .passThrough(.optIn)
             } else {
@@ -230,7 +254,7 @@ public final class HTTPStubber: Sendable {
             }
             let number = usage.withLock {
                 $0.record(
-                    decision, request: request, receivedAt: receivedAt, path: path, claimed: claimed,
+                    decision, request: request, received: received, path: path, claimed: claimed,
                     expectedVersion: available?.version)
             }
             if let number {

@@ -113,32 +113,32 @@ enum ResponseSource: Sendable {
 
         /// The response for the request at `position` (0 for the first); for an empty sequence, a failure
         /// that says so.
-        func storage(at position: Int, method: HTTPMethod) -> HTTPStubResponse.Storage {
+        func response(at position: Int, method: HTTPMethod) -> HTTPStubResponse {
             guard !responses.isEmpty else {
-                var storage = HTTPStubResponse.Storage()
-                storage.failError = HTTPStubberError(
-                    code: .invalidStub,
-                    message: "The response sequence for \(method) is empty: give stub(for:sequence:) at least one "
-                        + "response.")
-                return storage
+                return HTTPStubResponse(
+                    error: HTTPStubberError(
+                        code: .invalidStub,
+                        message: "The response sequence for \(method) is empty: give stub(for:sequence:) at least "
+                            + "one response."))
             }
             switch end {
-            case .repeatLast: return responses[min(position, responses.count - 1)].snapshot()
-            case .cycle: return responses[position % responses.count].snapshot()
+            case .repeatLast: return responses[min(position, responses.count - 1)]
+            case .cycle: return responses[position % responses.count]
             }
         }
     }
 
-    /// The response for a request. A sequence must be resolved to one of its responses first (see
+    /// The plan for a request. A sequence must be resolved to one of its responses first (see
     /// `StubUsage.claim`); an unresolved one answers with its first response.
-    func response(for request: HTTPIncomingRequest, stub: HTTPStubRequest) -> HTTPStubResponse.Storage {
+    func plan(for request: HTTPIncomingRequest, stub: HTTPStubRequest) -> HTTPResponsePlan {
         switch self {
         case .fixed(let response):
-            return response.snapshot()
+            return HTTPResponsePlan(stub: stub, request: request, response: response)
         case .dynamic(let dynamic):
-            return dynamic.provide(request, stub).snapshot()
+            return HTTPResponsePlan(stub: stub, request: request, response: dynamic.provide(request, stub))
         case .sequence(let sequence):
-            return sequence.storage(at: 0, method: request.method)
+            return HTTPResponsePlan(
+                stub: stub, request: request, response: sequence.response(at: 0, method: request.method))
         case .echo:
             var storage = HTTPStubResponse.Storage()
             storage.headers = request.headers
@@ -146,7 +146,7 @@ enum ResponseSource: Sendable {
             storage.headers[HTTPHeaders.Name(rawValue: "X-Echo-Method")] = request.method.rawValue
             storage.headers[HTTPHeaders.Name(rawValue: "X-Echo-URL")] = request.url.absoluteString
             storage.body = request.body
-            return storage
+            return HTTPResponsePlan(stub: stub, request: request, response: storage)
         }
     }
 }
