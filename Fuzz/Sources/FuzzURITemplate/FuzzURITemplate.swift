@@ -1,7 +1,9 @@
 // Input: a URI template, a newline, then a URL or string to match it against.
 
+import Foundation
 import FuzzSupport
-import StuntDouble
+
+@testable import StuntDouble
 
 /// libFuzzer's entry point: checks one input; a violated property aborts.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,5 +25,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         require(!stub.problems.isEmpty, "an invalid template made a stub without problems: \(text)")
     }
     requireIndexAgreesWithMatchers(stub, url: target)
+    // The shortcut for `literal{name}` templates answers as the general matcher does.
+    if let url = URL(string: target), let route = RequestRoute(url) {
+        let matcher = HTTPStubURITemplateMatcher(URI: text)
+        require(
+            matcher.extract(route) == matcher.extract(route, general: true),
+            "the shortcut and the general matcher disagree on \(text.debugDescription) for \(target.debugDescription)")
+    }
     return 0
 }

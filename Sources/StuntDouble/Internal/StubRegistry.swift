@@ -289,10 +289,10 @@ struct StubRegistry: Sendable {
         }
         if !hosts.isEmpty, let bucket = hosts[route.host] { buckets.append(bucket) }
         if !hostTemplates.isEmpty {
-            hostTemplates[route.host]?.collect(path: Substring(route.path), into: &buckets)
+            hostTemplates[route.host]?.collect(path: route.pathSlice, into: &buckets)
         }
         if !anyHostTemplates.isEmpty {
-            anyHostTemplates.collect(path: Substring(route.path), into: &buckets)
+            anyHostTemplates.collect(path: route.pathSlice, into: &buckets)
         }
         if !urlPrefixes.isEmpty {
             urlPrefixes.collect(segmentsOf: Substring(request.matchableURLString), into: &buckets)

@@ -50,6 +50,9 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
         let lenientQuery: [URITemplate.Expression]?
         let matchesQueryAsWritten: Bool
         let routing: RoutingKey
+        /// For the commonest shape, a literal and then one plain `{name}` (`https://api.test/users/{id}`), the
+        /// literal's bytes and the name: such a template is matched without the general matcher.
+        let literalThenName: (literal: [UInt8], name: String)?
 
         init(
             target: Target, parts: [URITemplate.Part], compiled: CompiledParts, lenientQuery: [URITemplate.Expression]?,
@@ -61,6 +64,13 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
             self.lenientQuery = lenientQuery
             self.matchesQueryAsWritten = matchesQueryAsWritten
             self.routing = routing
+            if target == .absolute || target == .path, lenientQuery == nil, !matchesQueryAsWritten, parts.count == 2,
+                case .literal(let literal) = parts[0], let variable = compiled.plainVariables[1]
+            {
+                literalThenName = (Array(literal.utf8), variable.name)
+            } else {
+                literalThenName = nil
+            }
         }
     }
 
@@ -224,8 +234,31 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
     }
 
     /// The variables of a matching URL, or `nil`.
-    func extract(_ route: RequestRoute) -> [String: URITemplate.Value]? {
+    /// - Parameters:
+    ///   - route: The request's route.
+    ///   - general: Use the general matcher even where a shortcut applies (to test that both agree).
+    /// - Returns: The variables, or `nil` when the URL does not match.
+    func extract(_ route: RequestRoute, general: Bool = false) -> [String: URITemplate.Value]? {
         guard let plan else { return nil }
+        if !general, let (literal, name) = plan.literalThenName {
+            // What the general matcher does for these parts: the literal, then a value that reaches the end,
+            // is not empty, and has no '/', '?' or '#' (a value with ',' is a list: left to the general one).
+            let found = route.withBytes(fromPath: plan.target == .path, withQuery: false) { bytes -> String?? in
+                guard bytes.count > literal.count, bytes.starts(with: literal) else { return .some(nil) }
+                let value = bytes[literal.count...]
+                for byte in value {
+                    switch byte {
+                    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return .some(nil)
+                    case UInt8(ascii: ","): return nil
+                    default: continue
+                    }
+                }
+                return .some(PercentEncoding.decode(value))
+            }
+            if let found {
+                return found.map { [name: .string($0)] }
+            }
+        }
         let withQuery = plan.matchesQueryAsWritten && route.query != nil
         var matcher = PartMatcher(plan.compiled, lenientQuery: plan.lenientQuery)
         let lenientQuery = route.query.map { Substring($0) }

@@ -23,6 +23,8 @@ struct RequestRoute: Sendable, Hashable {
     var authority: String { text(schemeEnd + 3, pathStart) }
     /// The percent-encoded path.
     var path: String { text(pathStart, queryStart) }
+    /// The path, as a part of `exactKey` (no copy).
+    var pathSlice: Substring { slice(pathStart, queryStart) }
     /// The percent-encoded query, without `?`, or `nil`.
     var query: String? {
         let count = exactKey.utf8.count
@@ -33,10 +35,13 @@ struct RequestRoute: Sendable, Hashable {
     var hostPathKey: String { host + Self.trimmingTrailingSlash(path) }
 
     private func text(_ start: Int, _ end: Int) -> String {
+        String(slice(start, end))
+    }
+
+    private func slice(_ start: Int, _ end: Int) -> Substring {
         let bytes = exactKey.utf8
-        return String(
-            Substring(
-                bytes[bytes.index(bytes.startIndex, offsetBy: start)..<bytes.index(bytes.startIndex, offsetBy: end)]))
+        return Substring(
+            bytes[bytes.index(bytes.startIndex, offsetBy: start)..<bytes.index(bytes.startIndex, offsetBy: end)])
     }
 
     init?(_ url: URL) {
