@@ -265,12 +265,21 @@ struct StubRegistry: Sendable {
     func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability? = nil)
         -> (RegisteredStub, [String: URITemplate.Value])?
     {
+        withUnsafePointer(to: self) { Self.firstMatch(in: $0, request, available: available) }
+    }
+
+    /// `firstMatch`, reading the registry through a pointer: each index is read where it lies, with no copy of
+    /// the whole registry (what `RegistryBox` needs to match on many threads at once).
+    static func firstMatch(
+        in registry: UnsafePointer<StubRegistry>, _ request: HTTPIncomingRequest, available: StubAvailability?
+    ) -> (RegisteredStub, [String: URITemplate.Value])? {
         let route = request.route
         // The usual case: only exact-URL stubs exist, and one bucket applies; skip gathering buckets.
-        if hostPath.isEmpty, paths.isEmpty, hosts.isEmpty, hostTemplates.isEmpty, anyHostTemplates.isEmpty,
-            urlPrefixes.isEmpty, scan.isEmpty
+        if registry.pointee.hostPath.isEmpty, registry.pointee.paths.isEmpty, registry.pointee.hosts.isEmpty,
+            registry.pointee.hostTemplates.isEmpty, registry.pointee.anyHostTemplates.isEmpty,
+            registry.pointee.urlPrefixes.isEmpty, registry.pointee.scan.isEmpty
         {
-            guard let bucket = exact[route.exactKey] else { return nil }
+            guard let bucket = registry.pointee.exact[route.exactKey] else { return nil }
             for entry in bucket.entries.reversed() {
                 if let variables = entry.evaluate(request, foundByExactKey: true, available: available) {
                     return (entry, variables)
@@ -281,23 +290,27 @@ struct StubRegistry: Sendable {
         // Empty indexes are skipped, so that no key is hashed for nothing.
         var buckets: [Bucket] = []
         // The exact-URL bucket, when there is one, is the first.
-        let exactBucket = exact.isEmpty ? nil : exact[route.exactKey]
+        let exactBucket = registry.pointee.exact.isEmpty ? nil : registry.pointee.exact[route.exactKey]
         if let exactBucket { buckets.append(exactBucket) }
-        if !hostPath.isEmpty, let bucket = hostPath[route.hostPathKey] { buckets.append(bucket) }
-        if !paths.isEmpty, let bucket = paths[RequestRoute.trimmingTrailingSlash(route.path)] {
+        if !registry.pointee.hostPath.isEmpty, let bucket = registry.pointee.hostPath[route.hostPathKey] {
             buckets.append(bucket)
         }
-        if !hosts.isEmpty, let bucket = hosts[route.host] { buckets.append(bucket) }
-        if !hostTemplates.isEmpty {
-            hostTemplates[route.host]?.collect(path: route.pathSlice, into: &buckets)
+        if !registry.pointee.paths.isEmpty,
+            let bucket = registry.pointee.paths[RequestRoute.trimmingTrailingSlash(route.path)]
+        {
+            buckets.append(bucket)
         }
-        if !anyHostTemplates.isEmpty {
-            anyHostTemplates.collect(path: route.pathSlice, into: &buckets)
+        if !registry.pointee.hosts.isEmpty, let bucket = registry.pointee.hosts[route.host] { buckets.append(bucket) }
+        if !registry.pointee.hostTemplates.isEmpty {
+            registry.pointee.hostTemplates[route.host]?.collect(path: route.pathSlice, into: &buckets)
         }
-        if !urlPrefixes.isEmpty {
-            urlPrefixes.collect(segmentsOf: Substring(request.matchableURLString), into: &buckets)
+        if !registry.pointee.anyHostTemplates.isEmpty {
+            registry.pointee.anyHostTemplates.collect(path: route.pathSlice, into: &buckets)
         }
-        if !scan.isEmpty { buckets.append(scan) }
+        if !registry.pointee.urlPrefixes.isEmpty {
+            registry.pointee.urlPrefixes.collect(segmentsOf: Substring(request.matchableURLString), into: &buckets)
+        }
+        if !registry.pointee.scan.isEmpty { buckets.append(registry.pointee.scan) }
         if buckets.count == 1 {
             let foundByExactKey = exactBucket != nil
             for entry in buckets[0].entries.reversed() {
@@ -342,19 +355,36 @@ struct StubRegistry: Sendable {
 /// releasing the lock; a writer (under the lock) changes the box in place only when no reader holds it, and
 /// otherwise changes a copy. So a request's snapshot costs one retain, not one per index.
 struct RegistryBox: Sendable {
+    /// The registry behind a pointer, so that readers on many threads can match in place: reading a stored
+    /// property to call a method on it copies the registry (a retain per index), and borrowing it with
+    /// `withUnsafeMutablePointer(to:)` would be a modifying access, which concurrent readers may not make.
+    /// Written only under the stubber's lock, while no reader holds the storage.
     private final class Storage: @unchecked Sendable {
-        var registry: StubRegistry
+        private let pointer: UnsafeMutablePointer<StubRegistry>
 
         init(_ registry: StubRegistry) {
-            self.registry = registry
+            pointer = .allocate(capacity: 1)
+            pointer.initialize(to: registry)
         }
 
-        /// Matches in place: calling through `registry` directly would copy the registry (a retain per index)
-        /// for the call.
+        deinit {
+            pointer.deinitialize(count: 1)
+            pointer.deallocate()
+        }
+
+        var registry: StubRegistry {
+            get { pointer.pointee }
+            set { pointer.pointee = newValue }
+        }
+
+        func change<Result>(_ change: (inout StubRegistry) -> Result) -> Result {
+            change(&pointer.pointee)
+        }
+
         func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
             -> (RegisteredStub, [String: URITemplate.Value])?
         {
-            withUnsafeMutablePointer(to: &registry) { $0.pointee.firstMatch(request, available: available) }
+            StubRegistry.firstMatch(in: pointer, request, available: available)
         }
     }
 
@@ -378,6 +408,6 @@ struct RegistryBox: Sendable {
         if !isKnownUniquelyReferenced(&storage) {
             storage = Storage(storage.registry)
         }
-        return change(&storage.registry)
+        return storage.change(change)
     }
 }
