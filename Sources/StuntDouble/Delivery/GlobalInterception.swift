@@ -42,19 +42,27 @@ enum GlobalInterception {
         }
     }
 
-    /// Makes a stubber the one that answers globally intercepted requests.
-    static func push(_ stubber: HTTPStubber) {
+    /// Makes a stubber the one that answers globally intercepted requests, unless it is enabled already.
+    /// - Returns: Whether it was not enabled before.
+    static func enable(_ stubber: HTTPStubber) -> Bool {
         state.withLock { state in
-            state.enabled.removeAll { $0.stubber == nil || $0.stubber === stubber }
+            guard !state.enabled.contains(where: { $0.stubber === stubber }) else { return false }
+            state.enabled.removeAll { $0.stubber == nil }
             state.enabled.append(WeakStubber(stubber: stubber))
+            return true
         }
     }
 
     /// Stops a stubber answering globally intercepted requests.
-    static func remove(_ stubber: HTTPStubber) {
+    static func disable(_ stubber: HTTPStubber) {
         state.withLock { state in
             state.enabled.removeAll { $0.stubber == nil || $0.stubber === stubber }
         }
+    }
+
+    /// Whether a stubber is enabled.
+    static func isEnabled(_ stubber: HTTPStubber) -> Bool {
+        state.withLock { state in state.enabled.contains { $0.stubber === stubber } }
     }
 
     /// The stubber that answers globally intercepted requests now: the most recently enabled one.

@@ -77,26 +77,20 @@ extension HTTPStubber {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
         GlobalInterception.register()
-        let enabled = Self.registration.withLock { _ in
-            guard !setEnabled(true) else { return false }
-            GlobalInterception.push(self)
-            return true
-        }
-        guard enabled, let problem = sharedSessionProblem() else { return }
+        guard GlobalInterception.enable(self), let problem = sharedSessionProblem() else { return }
         ProcessDiagnostics.report(
             problem, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Stops intercepting globally; the stubs stay, and sessions made from the stubber stay stubbed.
     public func disable() {
-        Self.registration.withLock { _ in
-            guard setEnabled(false) else { return }
-            GlobalInterception.remove(self)
-        }
+        GlobalInterception.disable(self)
     }
 
-    /// Serializes `enable()` and `disable()`, so that the flag and the enabled stubbers always agree.
-    private static let registration = Locked(())
+    /// Whether global interception is on (see ``enable(fileID:filePath:line:column:)``).
+    public var isEnabled: Bool {
+        GlobalInterception.isEnabled(self)
+    }
 
     /// Whether requests made with `URLSession.shared` reach this stubber now.
     ///
@@ -194,7 +188,7 @@ extension HTTPStubber {
         for protocolClass in classes ?? [] {
             if protocolClass == sessionProtocolClass { return nil }
             if protocolClass == GlobalStubURLProtocol.self {
-                if isEnabled, GlobalInterception.current === self { return nil }
+                if GlobalInterception.current === self { return nil }
                 continue  // it declines, or answers with another stubber
             }
             if let other = protocolClass as? URLProtocol.Type, other.canInit(with: probe) {

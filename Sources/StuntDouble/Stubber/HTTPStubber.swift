@@ -43,7 +43,6 @@ public final class HTTPStubber: Sendable {
         var registry: StubRegistry { stubs.registry }
         var ignoreRules: [HTTPStubIgnoreRule] = []
         var unhandledMode = UnhandledMode.optout
-        var isEnabled = false
     }
 
     private let state = Locked(State())
@@ -180,19 +179,6 @@ public final class HTTPStubber: Sendable {
     public var unhandledMode: UnhandledMode {
         get { state.withLock { $0.unhandledMode } }
         set { state.withLock { $0.unhandledMode = newValue } }
-    }
-
-    /// Whether global interception is on (see ``enable(fileID:filePath:line:column:)``).
-    public var isEnabled: Bool {
-        state.withLock { $0.isEnabled }
-    }
-
-    /// Records whether global interception is on; returns the previous value.
-    func setEnabled(_ enabled: Bool) -> Bool {
-        state.withLock { state in
-            defer { state.isEnabled = enabled }
-            return state.isEnabled
-        }
     }
 
     // MARK: - Deciding
