@@ -6,19 +6,60 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Collects what a session delegate receives, with times, for tests of progressive delivery.
+/// Collects what a session delegate receives, with times, for tests of progressive delivery; and answers as
+/// a client library's delegate would: the body of streamed uploads (Alamofire's `upload(InputStream, to:)`),
+/// and a decision about each redirect (Alamofire's `RedirectHandler`).
 final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     struct Chunk {
         let data: Data
         let time: ContinuousClock.Instant
     }
 
+    private let streamedBody: Data?
+    private let redirect: @Sendable (URLRequest) -> URLRequest?
     private let lock = NSLock()
     private var chunksStorage: [Chunk] = []
     private var responseStorage: URLResponse?
     private var responses = 0
     private var continuation: CheckedContinuation<(any Error)?, Never>?
     private var completion: (any Error)??
+    private var redirects: [(status: Int, target: URL?)] = []
+    private var sent: [Int64] = []
+
+    /// - Parameters:
+    ///   - streamedBody: The body a streamed upload asks for, or `nil` to give none.
+    ///   - redirect: The request to follow for a proposed redirect, or `nil` to refuse it; follows by default.
+    init(streamedBody: Data? = nil, redirect: @escaping @Sendable (URLRequest) -> URLRequest? = { $0 }) {
+        self.streamedBody = streamedBody
+        self.redirect = redirect
+    }
+
+    /// The redirects the delegate was asked about: status and proposed target.
+    var redirectsAsked: [(status: Int, target: URL?)] { lock.withLock { redirects } }
+    /// The totals `didSendBodyData` reported, each before any response arrived (-1 if after).
+    var bytesSent: [Int64] { lock.withLock { sent } }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        completionHandler(streamedBody.map { InputStream(data: $0) })
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        lock.withLock { redirects.append((response.statusCode, request.url)) }
+        completionHandler(redirect(request))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        lock.withLock { sent.append(responseStorage == nil ? totalBytesSent : -1) }
+    }
 
     var chunks: [Chunk] { lock.withLock { chunksStorage } }
     var response: URLResponse? { lock.withLock { responseStorage } }
@@ -105,37 +146,4 @@ extension URLSession {
 /// Seconds elapsed since `start`.
 func secondsSince(_ start: ContinuousClock.Instant) -> Double {
     (ContinuousClock.now - start).seconds
-}
-
-/// A session delegate that gives streamed uploads their body, as Alamofire's `upload(InputStream, to:)` does,
-/// and records the rest.
-final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let recording = RecordingDelegate()
-    private let body: Data
-
-    init(body: Data) {
-        self.body = body
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask,
-        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
-    ) {
-        completionHandler(InputStream(data: body))
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        recording.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        recording.urlSession(session, dataTask: dataTask, didReceive: data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        recording.urlSession(session, task: task, didCompleteWithError: error)
-    }
 }

@@ -195,21 +195,21 @@ import FoundationNetworking
             .stub(for: .post, body: "received")
         stubber.add(stub: upload)
         stubber.add(stub: try HTTPStubRequest().match(urlRegex: "^https://a\\.test/echo").stubEcho())
-        let delegate = StreamingDelegate(body: Data("streamed body".utf8))
+        let delegate = RecordingDelegate(streamedBody: Data("streamed body".utf8))
         let session = stubber.session(delegate: delegate)
         var request = URLRequest(url: URL(string: "https://a.test/upload")!)
         request.httpMethod = "POST"
         session.uploadTask(withStreamedRequest: request).resume()
-        #expect(await delegate.recording.completed() == nil)
-        #expect(String(decoding: delegate.recording.body, as: UTF8.self) == "received")
+        #expect(await delegate.completed() == nil)
+        #expect(String(decoding: delegate.body, as: UTF8.self) == "received")
         #expect(stubber.hitCount(of: upload) == 1)
 
         var echo = URLRequest(url: URL(string: "https://a.test/echo")!)
         echo.httpMethod = "PUT"
-        let second = StreamingDelegate(body: Data(repeating: 7, count: 200_000))
+        let second = RecordingDelegate(streamedBody: Data(repeating: 7, count: 200_000))
         stubber.session(delegate: second).uploadTask(withStreamedRequest: echo).resume()
-        #expect(await second.recording.completed() == nil)
-        #expect(second.recording.body == Data(repeating: 7, count: 200_000), "large streams are read to the end")
+        #expect(await second.completed() == nil)
+        #expect(second.body == Data(repeating: 7, count: 200_000), "large streams are read to the end")
     }
 
     @Test func aStreamedUploadWithoutAStreamFailsClearly() async throws {

@@ -178,54 +178,6 @@ import FoundationNetworking
     }
 }
 
-/// A session delegate that decides about redirects, as Alamofire's `RedirectHandler` does, and records what
-/// it was told.
-final class RedirectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let recording = RecordingDelegate()
-    private let decide: @Sendable (URLRequest) -> URLRequest?
-    private let lock = NSLock()
-    private var asked: [(status: Int, target: URL?)] = []
-    private var sent: [Int64] = []
-
-    init(_ decide: @escaping @Sendable (URLRequest) -> URLRequest?) {
-        self.decide = decide
-    }
-
-    var redirectsAsked: [(status: Int, target: URL?)] { lock.withLock { asked } }
-    var bytesSent: [Int64] { lock.withLock { sent } }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        lock.withLock { asked.append((response.statusCode, request.url)) }
-        completionHandler(decide(request))
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
-        totalBytesExpectedToSend: Int64
-    ) {
-        // Recorded before the response arrives, as from a real upload.
-        lock.withLock { sent.append(recording.response == nil ? totalBytesSent : -1) }
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        recording.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        recording.urlSession(session, dataTask: dataTask, didReceive: data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        recording.urlSession(session, task: task, didCompleteWithError: error)
-    }
-}
-
 /// What a client's session delegate hears about stubbed requests: redirects to decide, upload progress.
 @Suite struct DelegateCallbackTests {
     let stubber: HTTPStubber
@@ -243,14 +195,14 @@ final class RedirectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
     }
 
     @Test func aDelegateThatRefusesARedirectReceivesThe3xx() async throws {
-        let delegate = RedirectingDelegate { _ in nil }
+        let delegate = RecordingDelegate(redirect: { _ in nil })
         let session = stubber.session(delegate: delegate)
         session.dataTask(with: URL(string: "https://a.test/from")!).resume()
-        #expect(await delegate.recording.completed() == nil)
-        let response = try #require(delegate.recording.response as? HTTPURLResponse)
+        #expect(await delegate.completed() == nil)
+        let response = try #require(delegate.response as? HTTPURLResponse)
         #expect(response.statusCode == 302)
         #expect(response.value(forHTTPHeaderField: "Location") == "/to")
-        #expect(String(decoding: delegate.recording.body, as: UTF8.self) == "moved")
+        #expect(String(decoding: delegate.body, as: UTF8.self) == "moved")
         #expect(delegate.redirectsAsked.map(\.status) == [302])
         #expect(delegate.redirectsAsked.map(\.target) == [URL(string: "https://a.test/to")])
         #expect(stubber.journal.count == 1, "the target was never requested")
@@ -258,16 +210,16 @@ final class RedirectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
     }
 
     @Test func aDelegateCanChangeWhereARedirectGoes() async throws {
-        let delegate = RedirectingDelegate { request in
+        let delegate = RecordingDelegate(redirect: { request in
             var changed = request
             changed.url = URL(string: "https://a.test/elsewhere")
             changed.setValue("yes", forHTTPHeaderField: "X-Changed")
             return changed
-        }
+        })
         let session = stubber.session(delegate: delegate)
         session.dataTask(with: URL(string: "https://a.test/from")!).resume()
-        #expect(await delegate.recording.completed() == nil)
-        let response = try #require(delegate.recording.response as? HTTPURLResponse)
+        #expect(await delegate.completed() == nil)
+        let response = try #require(delegate.response as? HTTPURLResponse)
         #expect(response.statusCode == 200)
         #expect(response.url == URL(string: "https://a.test/elsewhere"))
         #expect(response.value(forHTTPHeaderField: "X-Echo-URL") == "https://a.test/elsewhere")
@@ -281,12 +233,12 @@ final class RedirectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
 
     @Test func anUploadTellsItsDelegateTheBodyWasSent() async throws {
         #if canImport(FoundationNetworking)
-        let delegate = RedirectingDelegate { $0 }
+        let delegate = RecordingDelegate()
         var request = URLRequest(url: URL(string: "https://a.test/upload")!)
         request.httpMethod = "POST"
         stubber.session(delegate: delegate).uploadTask(with: request, from: Data(repeating: 1, count: 5_000))
             .resume()
-        #expect(await delegate.recording.completed() == nil)
+        #expect(await delegate.completed() == nil)
         #expect(delegate.bytesSent == [5_000], "once, with the whole body, before the response")
         #endif
     }
