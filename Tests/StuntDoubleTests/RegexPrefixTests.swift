@@ -51,4 +51,17 @@ import Testing
             }
         }
     }
+
+    /// Found by FuzzRegexPrefix: a `|` followed by a combining mark is one Character, so the check for an
+    /// alternation (by Character) missed it and the prefix "|\u{64F}" was read from "^|\u{64F}", which ICU
+    /// reads as "nothing, or \u{64F}": the index then hid the stub from every URL.
+    @Test func aCombiningMarkDoesNotHideAnAlternation() throws {
+        #expect(HTTPStubRegExMatcher.literalPrefix(ofAnchored: "^|\u{64F}") == nil)
+        #expect(HTTPStubRegExMatcher.literalPrefix(ofAnchored: "^ab\u{301}?") == "ab", "a quantifier takes one scalar")
+        #expect(
+            HTTPStubRegExMatcher.literalPrefix(ofAnchored: "^a\\\u{301}") == "a\u{301}", "an escaped mark is literal")
+        let stubber = HTTPStubber()
+        stubber.add(stub: try HTTPStubRequest().match(urlRegex: "^|\u{64F}").stub(for: .get, body: "any"))
+        #expect(stubber.bodyText("GET", "https://a.test/") == "any")
+    }
 }

@@ -97,28 +97,31 @@ extension HTTPStubRegExMatcher {
     /// The literal text at the start of a pattern anchored with `^` (`^https://api\.test/users/[0-9]+` gives
     /// `https://api.test/users/`), or `nil` when the pattern is not anchored, has an alternation (which the
     /// anchor may not cover), or starts with no literal text. Conservative: it stops at the first character
-    /// that is not plainly literal, and drops a character a quantifier makes optional.
+    /// that is not plainly literal, and drops a character a quantifier makes optional. It reads Unicode scalars,
+    /// as ICU does: a combining mark after `|` or a backslash is a character of its own, not part of it.
     static func literalPrefix(ofAnchored pattern: String) -> String? {
-        guard pattern.hasPrefix("^"), !pattern.contains("|") else { return nil }
-        var prefix: [Character] = []
-        var characters = pattern.dropFirst()[...]
-        scanning: while let character = characters.first {
-            switch character {
+        let scalars = pattern.unicodeScalars
+        guard scalars.first == "^", !scalars.contains("|") else { return nil }
+        var prefix = String.UnicodeScalarView()
+        var rest = scalars.dropFirst()[...]
+        scanning: while let scalar = rest.first {
+            switch scalar {
             case "\\":
-                let escaped = characters.dropFirst().first
-                guard let escaped, !escaped.isLetter, !escaped.isNumber, !escaped.isWhitespace else { break scanning }
+                guard let escaped = rest.dropFirst().first, !escaped.properties.isAlphabetic,
+                    escaped.properties.numericType == nil, !escaped.properties.isWhitespace
+                else { break scanning }
                 prefix.append(escaped)
-                characters = characters.dropFirst(2)
+                rest = rest.dropFirst(2)
             case ".", "^", "$", "(", ")", "[", "]", "{", "}", "?", "*", "+", "#":
                 break scanning
             default:
-                guard !character.isWhitespace else { break scanning }
-                prefix.append(character)
-                characters = characters.dropFirst()
+                guard !scalar.properties.isWhitespace else { break scanning }
+                prefix.append(scalar)
+                rest = rest.dropFirst()
             }
         }
-        // A quantifier right after the prefix makes its last character optional or repeated: drop it.
-        if let next = characters.first, "?*+{".contains(next), !prefix.isEmpty {
+        // A quantifier right after the prefix makes its last scalar optional or repeated: drop it.
+        if let next = rest.first, "?*+{".unicodeScalars.contains(next), !prefix.isEmpty {
             prefix.removeLast()
         }
         return prefix.isEmpty ? nil : String(prefix)
