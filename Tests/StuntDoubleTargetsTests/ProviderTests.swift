@@ -10,6 +10,13 @@ import Testing
 import FoundationNetworking
 #endif
 
+extension URLSession {
+    /// A session that no stubber intercepts, for tests that reach a loopback server. Not `URLSession.shared`:
+    /// tests that run at the same time may enable `HTTPStubber.shared`, which answers `URLSession.shared`'s
+    /// requests for the whole process (seen in CI: a real request failed as "disabled while starting").
+    static var unintercepted: URLSession { URLSession(configuration: .ephemeral) }
+}
+
 /// A log that several plugins write to, in order.
 final class CallLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -142,7 +149,7 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
         defer { server.stop() }
         let target = Configurable(baseURL: server.baseURL, path: "/gone", validationType: .successCodes)
         let plugin = RecordingPlugin("p")
-        let real = APIProvider<Configurable>(plugins: [plugin])
+        let real = APIProvider<Configurable>(session: URLSession.unintercepted, plugins: [plugin])
         let stubbed = APIProvider<Configurable>(
             endpointClosure: { target in
                 Endpoint(
@@ -258,7 +265,7 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
                 body: Data(#"{"method": "\#(request.method)", "target": "\#(request.target)"}"#.utf8))
         }
         defer { server.stop() }
-        let provider = APIProvider<Configurable>(plugins: [AccessTokenPlugin { _ in "t0k" }])
+        let provider = APIProvider<Configurable>(session: URLSession.unintercepted, plugins: [AccessTokenPlugin { _ in "t0k" }])
         let target = Configurable(
             baseURL: server.baseURL, path: "/items", method: .post,
             task: .requestCompositeParameters(
@@ -283,7 +290,7 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
     @Test func cancellingARealRequest() async throws {
         let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: Data("late".utf8), delay: 5) }
         defer { server.stop() }
-        let provider = APIProvider<Configurable>()
+        let provider = APIProvider<Configurable>(session: URLSession.unintercepted)
         let target = Configurable(baseURL: server.baseURL, path: "/slow")
         let result = await withCheckedContinuation { done in
             let token = provider.request(target) { done.resume(returning: $0) }
