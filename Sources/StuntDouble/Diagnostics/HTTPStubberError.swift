@@ -19,6 +19,7 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
             case invalidRegularExpression, invalidURITemplate, invalidURL, invalidJSON, encodingFailed
             case invalidRequest, unreadableRequestBody, invalidResponse, unmatchedRequest, notStubbed
             case unsupportedTask, interceptionUnavailable, invalidStub, verificationFailed, missingResource
+            case invalidStubFile
         }
 
         private let base: Base
@@ -60,6 +61,9 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         public static let verificationFailed = Code(.verificationFailed)
         /// A fixture file (a bundle resource, a file URL) given to a response does not exist or cannot be read.
         public static let missingResource = Code(.missingResource)
+        /// Stub files (WireMock's mapping format) have errors; ``HTTPStubberError/diagnostics`` lists each with
+        /// its file, line and column.
+        public static let invalidStubFile = Code(.invalidStubFile)
     }
 
     /// The kind of problem.
@@ -68,11 +72,17 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
     public let message: String
     /// For ``Code/unmatchedRequest``: the request and the closest stubs, with what differed.
     public let report: HTTPUnmatchedRequestReport?
+    /// For ``Code/invalidStubFile``: every error and warning found in the files, in file order.
+    public let diagnostics: [StubFileDiagnostic]
 
-    init(code: Code, message: String, report: HTTPUnmatchedRequestReport? = nil) {
+    init(
+        code: Code, message: String, report: HTTPUnmatchedRequestReport? = nil,
+        diagnostics: [StubFileDiagnostic] = []
+    ) {
         self.code = code
         self.message = message
         self.report = report
+        self.diagnostics = diagnostics
     }
 
     /// The message.

@@ -12,8 +12,25 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses JSON text (RFC 8259), or throws with the byte offset of the problem.
     static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(data))
-        return try parser.parseDocument()
+        var parser = JSONParser(bytes: Array(data), options: .strict)
+        return JSONValue(try parser.parseDocument().value)
+    }
+
+    /// The value of a parsed node; of members with the same key, the last wins.
+    init(_ node: JSONNode) {
+        switch node.kind {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let number): self = .number(number)
+        case .string(let string): self = .string(string)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let members):
+            var object: [String: JSONValue] = [:]
+            for member in members {
+                object[member.key] = JSONValue(member.value)
+            }
+            self = .object(object)
+        }
     }
 
     /// Compact JSON text with sorted keys.
@@ -109,219 +126,5 @@ struct JSONNumber: Hashable, Sendable {
         } else {
             hasher.combine(double)
         }
-    }
-}
-
-/// Why JSON text did not parse.
-struct JSONParseError: Error, CustomStringConvertible {
-    let offset: Int
-    let reason: String
-
-    var description: String { "\(reason) at byte \(offset)" }
-}
-
-private struct JSONParser {
-    let bytes: [UInt8]
-    var index = 0
-    var depth = 0
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        let value = try parseValue()
-        skipWhitespace()
-        guard index == bytes.count else { throw fail("unexpected text after the JSON value") }
-        return value
-    }
-
-    private func fail(_ reason: String) -> JSONParseError {
-        JSONParseError(offset: index, reason: reason)
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
-            index += 1
-        }
-    }
-
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        skipWhitespace()
-        guard index < bytes.count else { throw fail("expected a value but the text ended") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
-        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
-        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw fail("unexpected character '\(Character(UnicodeScalar(bytes[index])))'")
-        }
-    }
-
-    private mutating func parseLiteral(_ word: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
-        let expected = Array(word.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
-            throw fail("expected '\(word)'")
-        }
-        index += expected.count
-        return value
-    }
-
-    private mutating func enter() throws(JSONParseError) {
-        depth += 1
-        if depth > 512 { throw fail("nesting deeper than 512 levels") }
-    }
-
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key string") }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            index += 1
-            members[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or '}' but the text ended") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            } else {
-                throw fail("expected ',' or '}'")
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var items: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
-        }
-        while true {
-            items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or ']' but the text ended") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            } else {
-                throw fail("expected ',' or ']'")
-            }
-        }
-    }
-
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit after '.'") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected an exponent digit") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        return .number(JSONNumber(text: String(decoding: bytes[start..<index], as: UTF8.self)))
-    }
-
-    private func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    private mutating func parseString() throws(JSONParseError) -> String {
-        index += 1
-        var scalars = String.UnicodeScalarView()
-        var run = index
-        while true {
-            guard index < bytes.count else { throw fail("unterminated string") }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                var text = String(scalars)
-                text += String(decoding: bytes[run..<index], as: UTF8.self)
-                index += 1
-                return text
-            }
-            if byte < 0x20 { throw fail("control character in a string") }
-            if byte == UInt8(ascii: "\\") {
-                scalars.append(contentsOf: String(decoding: bytes[run..<index], as: UTF8.self).unicodeScalars)
-                index += 1
-                guard index < bytes.count else { throw fail("unterminated escape") }
-                let escaped = bytes[index]
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
-                default: throw fail("invalid escape")
-                }
-                run = index
-                continue
-            }
-            index += 1
-        }
-    }
-
-    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw fail("expected four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = PercentEncoding.hexValue(bytes[index]) else { throw fail("expected a hex digit") }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
-        let first = try parseHex4()
-        if (0xD800...0xDBFF).contains(first), bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-            bytes[index + 1] == UInt8(ascii: "u")
-        {
-            index += 2
-            let second = try parseHex4()
-            guard (0xDC00...0xDFFF).contains(second) else { throw fail("invalid surrogate pair") }
-            let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-            return Unicode.Scalar(combined) ?? "\u{FFFD}"
-        }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
     }
 }

@@ -107,4 +107,6 @@ public struct HTTPDeliveryPath: RawRepresentable, Hashable, Sendable, CustomStri
     /// A direct call of ``HTTPStubber/decision(for:)-(HTTPIncomingRequest)`` or
     /// ``HTTPStubber/response(for:)-(HTTPIncomingRequest)``.
     public static let direct = HTTPDeliveryPath(rawValue: "direct")
+    /// A stub server (`StuntDoubleServer`), over a socket.
+    public static let server = HTTPDeliveryPath(rawValue: "server")
 }

@@ -28,15 +28,21 @@ public struct HTTPResponsePlan: Sendable {
         public let body: Data
         /// Whether a URL cache may store the response.
         public let cachePolicy: URLCache.StoragePolicy
+        /// The reason phrase a server sends (``HTTPStubResponse/statusMessage``), or `nil` for the standard one.
+        public let reasonPhrase: String?
         /// The header fields as Foundation takes them, made once with the response (which a prepared
         /// response then hands to every request it answers).
         let headerFields: [String: String]
 
-        init(statusCode: HTTPStatusCode, headers: HTTPHeaders, body: Data, cachePolicy: URLCache.StoragePolicy) {
+        init(
+            statusCode: HTTPStatusCode, headers: HTTPHeaders, body: Data, cachePolicy: URLCache.StoragePolicy,
+            reasonPhrase: String? = nil
+        ) {
             self.statusCode = statusCode
             self.headers = headers
             self.body = body
             self.cachePolicy = cachePolicy
+            self.reasonPhrase = reasonPhrase
             headerFields = headers.dictionary
         }
 
@@ -47,7 +53,7 @@ public struct HTTPResponsePlan: Sendable {
         /// - Returns: Whether they are equal.
         public static func == (lhs: Response, rhs: Response) -> Bool {
             lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body
-                && lhs.cachePolicy == rhs.cachePolicy
+                && lhs.cachePolicy == rhs.cachePolicy && lhs.reasonPhrase == rhs.reasonPhrase
         }
 
         /// Hashes the status, headers, body and cache policy.
@@ -57,6 +63,7 @@ public struct HTTPResponsePlan: Sendable {
             hasher.combine(headers)
             hasher.combine(body)
             hasher.combine(cachePolicy)
+            hasher.combine(reasonPhrase)
         }
 
         /// The response as `HTTPURLResponse` for the given URL.
@@ -182,7 +189,8 @@ extension HTTPResponsePlan {
             }
             let action = Action.respond(
                 Response(
-                    statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy))
+                    statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy,
+                    reasonPhrase: response.statusMessage))
             let chunks: [Chunk]
             if body.isEmpty {
                 chunks = []
@@ -195,10 +203,28 @@ extension HTTPResponsePlan {
                     let upper = min(lower + perChunk, body.count)
                     return Chunk(range: lower..<upper, deadline: .seconds(start + Double(upper) / rate))
                 }
+            } else if case .dribbled(let count, let duration) = response.responseTime {
+                chunks = HTTPResponsePlan.dribble(bodySize: body.count, chunks: count, over: duration, from: start)
             } else {
                 chunks = [Chunk(range: 0..<body.count, deadline: .seconds(start))]
             }
             self.init(action: action, responseDeadline: .seconds(start), chunks: chunks, absence: absence)
+        }
+    }
+
+    /// The chunks of a dribbled body: `count` parts as equal as bytes allow (the first ones a byte longer),
+    /// part `k` due `k × duration / count` after `start`.
+    static func dribble(bodySize: Int, chunks count: Int, over duration: TimeInterval, from start: TimeInterval)
+        -> [Chunk]
+    {
+        let parts = min(max(count, 1), bodySize)
+        let base = bodySize / parts
+        let longer = bodySize % parts
+        var lower = 0
+        return (1...parts).map { part in
+            let upper = lower + base + (part <= longer ? 1 : 0)
+            defer { lower = upper }
+            return Chunk(range: lower..<upper, deadline: .seconds(start + duration * Double(part) / Double(parts)))
         }
     }
 
@@ -269,6 +295,14 @@ extension HTTPResponsePlan {
             if response.failError == nil {
                 total += Double(bodySize) / rate
             }
+        case .dribbled(let chunks, let duration):
+            if chunks < 1 || chunks > maximumChunkCount {
+                return "responseTime is .dribbled(chunks: \(chunks), ...); use 1 to \(maximumChunkCount) chunks"
+            }
+            if !(duration.isFinite && duration >= 0 && duration <= maximumSeconds) {
+                return "responseTime is .dribbled(..., over: \(duration)); use \(seconds())"
+            }
+            total += duration
         }
         if total > maximumSeconds {
             return "delivery would take \(total) seconds; keep delays and throttled bodies under one year"

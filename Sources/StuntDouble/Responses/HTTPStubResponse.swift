@@ -22,6 +22,7 @@ import FoundationNetworking
 public final class HTTPStubResponse: Sendable {
     struct Storage: Sendable {
         var statusCode: HTTPStatusCode = .ok { didSet { prepared = nil } }
+        var statusMessage: String? { didSet { prepared = nil } }
         var contentType: HTTPContentType? { didSet { prepared = nil } }
         var failError: (any Error)? { didSet { prepared = nil } }
         var body: Data? { didSet { prepared = nil } }
@@ -71,6 +72,13 @@ public final class HTTPStubResponse: Sendable {
     public var statusCode: HTTPStatusCode {
         get { storage.withLock { $0.statusCode } }
         set { storage.withLock { $0.statusCode = newValue } }
+    }
+
+    /// The reason phrase a server sends after the status code (`HTTP/1.1 200 Fine Thanks`), or `nil` for the
+    /// standard one. Only a stub server sends it: URLSession gives callers no reason phrase.
+    public var statusMessage: String? {
+        get { storage.withLock { $0.statusMessage } }
+        set { storage.withLock { $0.statusMessage = newValue } }
     }
 
     /// The `Content-Type` of the body, written into the response headers.

@@ -43,6 +43,8 @@ public final class HTTPStubber: Sendable {
         var registry: StubRegistry { stubs.registry }
         var ignoreRules: [HTTPStubIgnoreRule] = []
         var unhandledMode = UnhandledMode.optout
+        /// Scenarios by name, as stub files name them.
+        var namedScenarios: [String: HTTPStubScenario] = [:]
     }
 
     private let state = Locked(State())
@@ -136,6 +138,26 @@ public final class HTTPStubber: Sendable {
         }
     }
 
+    /// The stubber's scenario with a name, made on first use: stub files (WireMock's mapping format) name
+    /// scenarios, and every mapping loaded into this stubber with the same `scenarioName` shares it.
+    /// - Parameters:
+    ///   - name: The scenario's name.
+    ///   - initialState: The state it starts in when this call makes it; WireMock's `"Started"` by default.
+    /// - Returns: The scenario.
+    public func scenario(named name: String, initialState: String = "Started") -> HTTPStubScenario {
+        state.withLock { state in
+            if let scenario = state.namedScenarios[name] { return scenario }
+            let scenario = HTTPStubScenario(name, initialState: initialState)
+            state.namedScenarios[name] = scenario
+            return scenario
+        }
+    }
+
+    /// The scenarios made by ``scenario(named:initialState:)``, by name.
+    public var namedScenarios: [String: HTTPStubScenario] {
+        state.withLock { $0.namedScenarios }
+    }
+
     // MARK: - Ignore rules and modes
 
     /// Adds a rule that lets the requests it matches through to the network, unstubbed.
@@ -205,7 +227,7 @@ public final class HTTPStubber: Sendable {
     ///   - path: The delivery path that brought it.
     ///   - received: When it arrived (the delivery path's own reading of the clock, when it has one).
     /// - Returns: The decision and the number of its journal entry, for ``complete(_:after:error:)``.
-    func decide(
+    package func decide(
         _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
     ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
@@ -256,7 +278,7 @@ public final class HTTPStubber: Sendable {
     ///   - error: The error the caller received, or `nil` for a delivered response.
     ///   - statusCode: The status code of the response the caller received, if any.
     ///   - bodyByteCount: How many body bytes came with it.
-    func complete(
+    package func complete(
         _ entry: Int, after duration: Duration, error: (any Error)?, statusCode: Int? = nil, bodyByteCount: Int? = nil
     ) {
         let completion = HTTPJournalEntry.Completion(

@@ -20,6 +20,9 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     public let line: Int
     let id = UniqueID.next()
     let state: Locked<State>
+    /// The `id` of the stub-file mapping the stub was made from, or `nil` for a stub made in code. A stub
+    /// server sends it as `Matched-Stub-Id`.
+    package let mappingID: UUID?
 
     struct State: Sendable {
         var definition = StubDefinition()
@@ -38,9 +41,15 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     ///     recently added.
     ///   - fileID: The file that creates the stub; leave the default.
     ///   - line: The line that creates the stub; leave the default.
-    public init(name: String? = nil, priority: Int = 0, fileID: String = #fileID, line: Int = #line) {
+    public convenience init(name: String? = nil, priority: Int = 0, fileID: String = #fileID, line: Int = #line) {
+        self.init(name: name, priority: priority, fileID: fileID, line: line, mappingID: nil)
+    }
+
+    /// Creates a stub, optionally for a stub-file mapping.
+    init(name: String?, priority: Int, fileID: String, line: Int, mappingID: UUID?) {
         self.fileID = fileID
         self.line = line
+        self.mappingID = mappingID
         var definition = StubDefinition()
         definition.name = name
         definition.priority = priority

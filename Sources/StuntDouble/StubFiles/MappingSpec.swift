@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One stub mapping as read from a file, before it becomes a stub: plain values, so that files are read
+/// once and their mappings installed in any number of stubbers (each with its own scenarios).
+struct MappingSpec: Sendable {
+    var id: UUID
+    var name: String?
+    /// WireMock's priority: 1 is the highest, 5 the default.
+    var priority: Int?
+    var scenarioName: String?
+    var requiredScenarioState: String?
+    var newScenarioState: String?
+    /// The method, or `nil` for any (`"ANY"` or none).
+    var method: HTTPMethod?
+    var matchers: [any HTTPStubMatcherProtocol] = []
+    /// The URL the mapping matches, as listings show it: `/users/{id}`, `/users/[0-9]+ (regex)`.
+    var urlSummary = "any URL"
+    var response = ResponseSpec()
+    /// Where the mapping is: the file as displayed, and its line.
+    var file: String
+    var line: Int
+    /// The mapping's JSON as written (for listings).
+    var json: JSONNode
+
+    /// The priority StuntDouble uses for a WireMock priority: WireMock's 1 (highest) to 5 (the default) and
+    /// beyond become 4 to 0 and below, so that a file's default and a Swift stub's default (0) are equal and
+    /// the most recently added wins between them.
+    static func stuntDoublePriority(_ wireMockPriority: Int?) -> Int {
+        5 - (wireMockPriority ?? 5)
+    }
+}
+
+/// A mapping's response, as read.
+struct ResponseSpec: Sendable {
+    var status = 200
+    var statusMessage: String?
+    var headers = HTTPHeaders()
+    var body: Data?
+    /// Why the body cannot be served (a body file outside `__files/`, a missing file): the stub answers 500
+    /// with this text, as WireMock does.
+    var bodyFailure: String?
+    /// `fixedDelayMilliseconds`.
+    var fixedDelay: TimeInterval = 0
+    var delayDistribution: DelayDistribution?
+    /// `chunkedDribbleDelay`: chunks, and the seconds over which they are sent.
+    var dribble: (chunks: Int, duration: TimeInterval)?
+
+    /// A random delay, drawn for each request.
+    enum DelayDistribution: Sendable {
+        /// Between `lower` and `upper` seconds, evenly.
+        case uniform(lower: TimeInterval, upper: TimeInterval)
+        /// Log-normally around `median` seconds, with the given shape.
+        case lognormal(median: TimeInterval, sigma: Double)
+
+        /// One draw, in seconds.
+        func sample() -> TimeInterval {
+            var generator = SystemRandomNumberGenerator()
+            switch self {
+            case .uniform(let lower, let upper):
+                return upper > lower ? Double.random(in: lower...upper, using: &generator) : lower
+            case .lognormal(let median, let sigma):
+                // Box-Muller: a standard normal draw.
+                let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator)
+                let u2 = Double.random(in: 0..<1, using: &generator)
+                let normal = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+                return median * exp(sigma * normal)
+            }
+        }
+    }
+
+    /// The response object, with a delay drawn now when the delay is random.
+    func makeResponse() -> HTTPStubResponse {
+        let response = HTTPStubResponse()
+        response.storage.withLock { storage in
+            if let bodyFailure {
+                storage.statusCode = .internalServerError
+                storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
+                storage.body = Data(bodyFailure.utf8)
+            } else {
+                storage.statusCode = HTTPStatusCode(rawValue: status)
+                storage.statusMessage = statusMessage
+                storage.headers = headers
+                storage.body = body
+            }
+            let delay = fixedDelay + (delayDistribution?.sample() ?? 0)
+            storage.responseDelay = delay > 0 ? delay : nil
+            if let dribble {
+                storage.responseTime = .dribbled(chunks: dribble.chunks, over: dribble.duration)
+            }
+        }
+        return response
+    }
+}
+
+/// A stub mapping in WireMock's format, installed in a stubber: its stub and where it came from.
+public struct StubMapping: Sendable, Identifiable, CustomStringConvertible {
+    /// The mapping's `id` (or `uuid`); a mapping without one gets an id derived from its file and place, the
+    /// same on every load.
+    public let id: UUID
+    /// The mapping's `name`, or `nil`.
+    public let name: String?
+    /// WireMock's priority as written (1 is the highest, 5 the default), or `nil` when the file gives none.
+    public let priority: Int?
+    /// The stub the mapping became.
+    public let stub: HTTPStubRequest
+    /// The file, as its path was given.
+    public let file: String
+    /// The line where the mapping starts.
+    public let line: Int
+    /// What the mapping matches, for listings: `GET /users/{id}`, `ANY /users/[0-9]+ (regex)`.
+    public let requestSummary: String
+
+    /// `mapping "name" (mappings/users.json:3)`.
+    public var description: String {
+        (name.map { "mapping \"\($0)\"" } ?? "mapping \(id.uuidString.lowercased())") + " (\(file):\(line))"
+    }
+}
+
+extension MappingSpec {
+    /// The stub this mapping makes in a stubber (whose scenarios it joins by name).
+    func makeStub(scenarios: (String) -> HTTPStubScenario) -> HTTPStubRequest {
+        let stub = HTTPStubRequest(
+            name: name, priority: Self.stuntDoublePriority(priority), fileID: file, line: line, mappingID: id)
+        for matcher in matchers {
+            stub.match(matcher)
+        }
+        let source: ResponseSource
+        if response.delayDistribution != nil {
+            let response = response
+            source = .dynamic(.init(provide: { _, _ in response.makeResponse() }))
+        } else {
+            source = .fixed(response.makeResponse())
+        }
+        stub.update { definition in
+            if let method {
+                definition.responses[method] = source
+            } else {
+                definition.everyMethod = source
+            }
+        }
+        if let scenarioName {
+            let scenario = scenarios(scenarioName)
+            if let requiredScenarioState {
+                stub.when(scenario, is: requiredScenarioState, then: newScenarioState)
+            } else if let newScenarioState {
+                stub.moves(scenario, to: newScenarioState)
+            }
+        }
+        return stub
+    }
+}
