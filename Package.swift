@@ -8,9 +8,17 @@ let package = Package(
         .library(name: "StuntDouble", targets: ["StuntDouble"]),
         .library(name: "StuntDoubleTesting", targets: ["StuntDoubleTesting"]),
         .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
+        .library(name: "StuntDoubleServer", targets: ["StuntDoubleServer"]),
+        .executable(name: "stuntdouble", targets: ["StuntDoubleCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The server only: StuntDouble, StuntDoubleTesting and StuntDoubleTargets never compile SwiftNIO.
+        // 2.101.3 is the first with configurable HTTP header limits.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Test-only: a real HTTP client for the server.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Test-only: real clients that no one here wrote, run over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -25,6 +33,26 @@ let package = Package(
         .target(
             name: "StuntDoubleTargets",
             dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "StuntDoubleServer",
+            dependencies: [
+                "StuntDouble",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "StuntDoubleCommand",
+            dependencies: [
+                "StuntDoubleServer", "StuntDouble",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Examples")]
         ),
         .testTarget(
             name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe", "TestSupport"],
@@ -47,6 +75,18 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "StuntDoubleServerTests",
+            dependencies: [
+                // The command is a dependency so that `swift test` builds it: CommandTests run it.
+                "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Loopback servers for tests that reach a network: one that answers, one that never does.

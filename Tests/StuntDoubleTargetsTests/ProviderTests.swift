@@ -265,7 +265,8 @@ final class RecordingPlugin: PluginType, @unchecked Sendable {
                 body: Data(#"{"method": "\#(request.method)", "target": "\#(request.target)"}"#.utf8))
         }
         defer { server.stop() }
-        let provider = APIProvider<Configurable>(session: URLSession.unintercepted, plugins: [AccessTokenPlugin { _ in "t0k" }])
+        let provider = APIProvider<Configurable>(
+            session: URLSession.unintercepted, plugins: [AccessTokenPlugin { _ in "t0k" }])
         let target = Configurable(
             baseURL: server.baseURL, path: "/items", method: .post,
             task: .requestCompositeParameters(

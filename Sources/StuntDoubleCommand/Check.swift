@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import StuntDouble
+
+/// `stuntdouble check`: validates stub files without serving them.
+struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate stub files without serving them; fails on any error or warning.",
+        discussion: """
+            Each PATH is a root folder (holding mappings/), a mappings/ folder, or a single mapping file. \
+            Problems are printed as `file:line:column: error|warning: field: message`, so editors and CI \
+            annotate them. The check is strict: a warning fails it too, even where serving would go on (an \
+            unknown field such as "bodee" is ignored when serving, and almost surely a typo).
+
+            Example:
+              stuntdouble check Tests/Stubs mappings/extra.json
+            """)
+
+    @Argument(help: "Root folders, mappings/ folders or mapping files.")
+    var paths: [String]
+
+    func run() async throws {
+        var diagnostics: [StubFileDiagnostic] = []
+        var fileCount = 0
+        var mappingCount = 0
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                let files = StubFiles(path: path)
+                diagnostics += files.diagnostics
+                fileCount += files.files.count
+                mappingCount += files.mappingCount
+            } else {
+                let found = StubFiles.check(files: [path])
+                diagnostics += found
+                fileCount += 1
+            }
+        }
+        for diagnostic in diagnostics {
+            print(diagnostic.description)
+        }
+        let errors = diagnostics.count(where: { $0.severity == .error })
+        let warnings = diagnostics.count - errors
+        let summary =
+            "checked \(fileCount) file\(fileCount == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), "
+            + "\(warnings) warning\(warnings == 1 ? "" : "s")"
+        if diagnostics.isEmpty {
+            print(summary + (mappingCount > 0 ? " (\(mappingCount) mappings)" : ""))
+        } else {
+            printError(summary)
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `stuntdouble`: serve stubs over HTTP from WireMock-format stub files, and check those files.
+@main
+struct StuntDoubleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stuntdouble",
+        abstract: "Serve HTTP stubs from WireMock-format stub files (mappings/ and __files/), and check those files.",
+        discussion: """
+            Examples:
+              stuntdouble serve                       serve the bundled examples on http://127.0.0.1:8080
+              stuntdouble serve --root Tests/Stubs    serve your stub files
+              stuntdouble check Tests/Stubs           validate stub files without serving them
+            """,
+        subcommands: [Serve.self, Check.self])
+}

@@ -1,0 +1,219 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// One response being written to a connection: its head, its body's chunks with their deadlines, and how far
+/// writing has got. Lives on the connection's event loop.
+final class Playback {
+    enum Kind {
+        /// A response.
+        case response
+        /// A stub's error: the connection closes without a response at the deadline.
+        case failure(any Error, NIODeadline)
+    }
+
+    struct TimedChunk {
+        let range: Range<Int>
+        let deadline: NIODeadline
+    }
+
+    let requestHead: HTTPRequestHead
+    let request: HTTPIncomingRequest
+    let entry: Int
+    let receivedAt: NIODeadline
+    let received: ContinuousClock.Instant
+
+    private(set) var kind = Kind.response
+    private(set) var responseHead = HTTPResponseHead(version: .http1_1, status: .ok)
+    private(set) var headDeadline: NIODeadline
+    private(set) var chunks: [TimedChunk] = []
+    private(set) var body = Data()
+    private(set) var keepAlive = true
+    /// The status sent, or `nil` when no response is sent.
+    private(set) var statusCode: Int?
+    /// What answered, for the log: a stub's description, `unmatched` ...
+    private(set) var outcome = ""
+
+    var headWritten = false
+    var nextChunk = 0
+    var bytesWritten = 0
+    var isWaitingForWritability = false
+    var isFinished = false
+    var timer: Scheduled<Void>?
+
+    init(
+        requestHead: HTTPRequestHead, request: HTTPIncomingRequest, entry: Int, receivedAt: NIODeadline,
+        received: ContinuousClock.Instant
+    ) {
+        self.requestHead = requestHead
+        self.request = request
+        self.entry = entry
+        self.receivedAt = receivedAt
+        self.received = received
+        headDeadline = receivedAt
+    }
+
+    func cancel() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func deadline(_ offset: Duration) -> NIODeadline {
+        let (seconds, attoseconds) = offset.components
+        return receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Prepares a stub's plan.
+    func prepare(_ plan: HTTPResponsePlan, core: ServerCore) {
+        outcome = plan.stub.description
+        switch plan.action {
+        case .fail(let error):
+            kind = .failure(error, deadline(plan.responseDeadline))
+            outcome += ": error \(error), so the connection closes without a response"
+        case .respond(let response):
+            if let problem = Self.problem(with: response) {
+                prepareText(
+                    status: .internalServerError,
+                    text: "The response of \(plan.stub) cannot be sent: \(problem). Fix the stub.\n",
+                    outcome: plan.stub.description + " (invalid response)")
+                return
+            }
+            var headers = NIOHTTP1.HTTPHeaders()
+            for field in response.headers {
+                headers.add(name: field.name.rawValue, value: field.value)
+            }
+            if let id = plan.stub.mappingID {
+                headers.add(name: "Matched-Stub-Id", value: id.uuidString.lowercased())
+                if let name = plan.stub.name { headers.add(name: "Matched-Stub-Name", value: name) }
+            }
+            let status: HTTPResponseStatus =
+                response.reasonPhrase.map {
+                    .custom(code: UInt(response.statusCode.rawValue), reasonPhrase: $0)
+                } ?? HTTPResponseStatus(statusCode: response.statusCode.rawValue)
+            let sendsBody = requestHead.method != .HEAD && ![204, 304].contains(response.statusCode.rawValue)
+            body = response.body
+            chunks =
+                sendsBody
+                ? plan.chunks.map { TimedChunk(range: $0.range, deadline: deadline($0.deadline)) } : []
+            setHead(status: status, headers: headers, deadline: deadline(plan.responseDeadline))
+        }
+    }
+
+    /// Prepares a plain-text response of the server's own, due now.
+    func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
+        self.outcome = outcome
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        body = Data(text.utf8)
+        headers.add(name: "Content-Length", value: String(body.count))
+        chunks = requestHead.method == .HEAD ? [] : [TimedChunk(range: 0..<body.count, deadline: receivedAt)]
+        setHead(status: status, headers: headers, deadline: receivedAt)
+    }
+
+    private func setHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, deadline: NIODeadline) {
+        var headers = headers
+        let closes = headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+        keepAlive = requestHead.isKeepAlive && !closes
+        if !keepAlive, !closes {
+            headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if keepAlive, requestHead.version == .http1_0, !headers.contains(name: "connection") {
+            headers.add(name: "Connection", value: "keep-alive")
+        }
+        statusCode = Int(status.code)
+        responseHead = HTTPResponseHead(version: requestHead.version, status: status, headers: headers)
+        headDeadline = deadline
+    }
+
+    /// Why a response cannot go on the wire, or `nil`.
+    static func problem(with response: HTTPResponsePlan.Response) -> String? {
+        let code = response.statusCode.rawValue
+        if code < 200 {
+            return "\(code) is an informational status, which cannot end a response; use 200 to 599"
+        }
+        if let reason = response.reasonPhrase, reason.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            return "its status message contains a line break"
+        }
+        for field in response.headers {
+            let name = field.name.rawValue
+            if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
+                return "the header name \"\(name)\" is not a valid HTTP field name"
+            }
+            if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                return "the value of header \(name) contains a line break or NUL"
+            }
+        }
+        return nil
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// Turns a request head and body into the request stubs see: `http://<Host><target>`.
+enum IncomingRequestBuilder {
+    struct InvalidTarget: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func make(_ head: HTTPRequestHead, body: ByteBuffer, authority: String) throws -> HTTPIncomingRequest {
+        let url = try url(for: head, authority: authority)
+        var headers = StuntDouble.HTTPHeaders()
+        for (name, value) in head.headers {
+            headers.add(name: StuntDouble.HTTPHeaders.Name(rawValue: name), value: value)
+        }
+        let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
+        let hasBody =
+            bytes != nil || head.headers.contains(name: "content-length")
+            || head.headers.contains(name: "transfer-encoding")
+        return try HTTPIncomingRequest(
+            method: StuntDouble.HTTPMethod(rawValue: head.method.rawValue), url: url, headers: headers,
+            body: hasBody ? (bytes ?? Data()) : nil)
+    }
+
+    static func url(for head: HTTPRequestHead, authority: String) throws -> URL {
+        let target = head.uri
+        if target.hasPrefix("/") {
+            let host = head.headers.first(name: "host").flatMap { isAuthority($0) ? $0 : nil } ?? authority
+            if let url = URL(string: "http://\(host)\(target)") { return url }
+            // Characters a URL may not hold (a `|` or `"` that a lenient client sent): encode them.
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.insert(charactersIn: "%#")
+            if let encoded = target.addingPercentEncoding(withAllowedCharacters: allowed),
+                let url = URL(string: "http://\(host)\(encoded)")
+            {
+                return url
+            }
+            throw InvalidTarget(description: "it is not a valid path and query")
+        }
+        let lowered = target.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: target), url.host != nil
+        {
+            return url
+        }
+        throw InvalidTarget(
+            description: "only origin-form (/path) and absolute-form (http://host/path) targets are served")
+    }
+
+    /// Whether a Host header value can be a URL's authority.
+    private static func isAuthority(_ value: String) -> Bool {
+        !value.isEmpty
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"),
+                    UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
+}

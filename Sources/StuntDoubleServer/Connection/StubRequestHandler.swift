@@ -1,0 +1,353 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// One connection's requests, one at a time (the pipelining handler before it holds back the next request
+/// until a response ends): reads a request and its body within the limits, asks the stubber, and plays the
+/// decision on the socket.
+final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let core: ServerCore
+
+    private enum State {
+        /// Between requests.
+        case idle
+        /// Reading a request's body.
+        case receiving(head: HTTPRequestHead, body: ByteBuffer)
+        /// A response went out before the request's body ended (413): the rest of the body is read and dropped,
+        /// then the connection closes.
+        case rejecting
+        /// Playing a response.
+        case responding
+        /// The last response is ending; the connection closes when it has.
+        case finishing
+        /// Closing.
+        case closed
+    }
+
+    private var state = State.idle
+    private var playback: Playback?
+    private var idleTimer: Scheduled<Void>?
+    private var lingerTimer: Scheduled<Void>?
+    /// Close once the response in progress ends (the server is stopping).
+    private var closeAfterResponse = false
+
+    init(core: ServerCore) {
+        self.core = core
+    }
+
+    // MARK: - Connection events
+
+    func channelActive(context: ChannelHandlerContext) {
+        armIdleTimer(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        lingerTimer?.cancel()
+        if let playback {
+            playback.cancel()
+            finish(playback, error: ConnectionClosed())
+        }
+        playback = nil
+        state = .closed
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        lingerTimer?.cancel()
+        playback?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            if case .idle = state {
+                close(context: context)
+            } else {
+                closeAfterResponse = true
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let playback, playback.isWaitingForWritability {
+            playback.isWaitingForWritability = false
+            advance(context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        core.logger.debug("connection error: \(error)")
+        close(context: context)
+    }
+
+    // MARK: - Reading a request
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            idleTimer?.cancel()
+            guard case .idle = state else { return }
+            receive(head, context: context)
+        case .body(let part):
+            switch state {
+            case .receiving(let head, var body):
+                state = .idle  // no copy of the body while it grows
+                if body.readableBytes + part.readableBytes > core.configuration.maximumRequestBodySize {
+                    reject(head, context: context)
+                    return
+                }
+                var part = part
+                body.writeBuffer(&part)
+                state = .receiving(head: head, body: body)
+            default:
+                break
+            }
+        case .end:
+            switch state {
+            case .receiving(let head, let body):
+                state = .responding
+                respond(to: head, body: body, context: context)
+            case .rejecting:
+                close(context: context)
+            default:
+                break
+            }
+        }
+    }
+
+    private func receive(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let limit = core.configuration.maximumRequestBodySize
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
+        let expectsContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
+        if let declared, declared > limit {
+            if expectsContinue {
+                // The client waits for 100 Continue before sending the body: it never sends it.
+                state = .rejecting
+                sendTooLarge(head, declared: declared, context: context, thenClose: true)
+            } else {
+                reject(head, context: context)
+            }
+            return
+        }
+        if expectsContinue {
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        }
+        state = .receiving(head: head, body: context.channel.allocator.buffer(capacity: min(declared ?? 0, 1 << 20)))
+    }
+
+    /// Answers 413 and reads the rest of the body (dropping it) before closing, so that the client reads the
+    /// answer rather than a reset connection; at most a few seconds.
+    private func reject(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        state = .rejecting
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
+        sendTooLarge(head, declared: declared, context: context, thenClose: false)
+        lingerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(3)) { [self] in
+            close(context: context)
+        }
+    }
+
+    private func sendTooLarge(_ head: HTTPRequestHead, declared: Int?, context: ChannelHandlerContext, thenClose: Bool)
+    {
+        let limit = core.configuration.maximumRequestBodySize
+        let size = declared.map { "\($0) bytes" } ?? "more than \(limit) bytes"
+        let text =
+            "The request body (\(size)) is larger than this server accepts (\(limit) bytes). Send a smaller "
+            + "body, or raise HTTPStubServer.Configuration.maximumRequestBodySize.\n"
+        core.logger.info("\(head.method.rawValue) \(head.uri) → 413 body too large (\(size))")
+        writeSimple(status: .payloadTooLarge, text: text, version: head.version, close: true, context: context)
+        if thenClose {
+            context.channel.eventLoop.assumeIsolated().execute { [self] in close(context: context) }
+        }
+    }
+
+    // MARK: - Answering
+
+    private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        let receivedAt = NIODeadline.now()
+        let received = ContinuousClock.now
+        let request: HTTPIncomingRequest
+        do {
+            request = try IncomingRequestBuilder.make(
+                head, body: body, authority: core.authority.withLockedValue { $0 })
+        } catch {
+            let text =
+                "The request target \(head.uri) cannot be read as a URL: \(error). Send an origin-form target "
+                + "such as /path?query.\n"
+            core.logger.info("\(head.method.rawValue) \(head.uri) → 400 \(error)")
+            writeSimple(status: .badRequest, text: text, version: head.version, close: true, context: context)
+            close(context: context)
+            return
+        }
+        let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
+        if core.logger.logLevel <= .debug {
+            let headers = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+            core.logger.debug(
+                "#\(entry) \(request.method) \(request.url.absoluteString) headers: \(headers); body: \(request.body?.count ?? 0) bytes"
+            )
+            if case .unmatched(let report) = decision {
+                core.logger.debug("#\(entry) \(report.description)")
+            }
+        }
+        let playback = Playback(
+            requestHead: head, request: request, entry: entry, receivedAt: receivedAt, received: received)
+        switch decision {
+        case .stub(let plan):
+            playback.prepare(plan, core: core)
+        case .unmatched(let report):
+            playback.prepareText(
+                status: .notFound,
+                text: "Request was not matched\n=======================\n\n\(report.description)\n",
+                outcome: "unmatched")
+        case .passThrough(let reason):
+            let why =
+                switch reason {
+                case .ignored(let rule): "\(rule) lets it through to the network"
+                case .optIn: "the stubber is in opt-in mode and no stub matches it"
+                }
+            playback.prepareText(
+                status: .badGateway,
+                text: "The request is not stubbed: \(why). This server has no upstream to pass it to: stub the "
+                    + "request, or remove the ignore rule.\n",
+                outcome: "not stubbed (no upstream)")
+        }
+        self.playback = playback
+        advance(context: context)
+    }
+
+    /// Writes whatever of the response is due, then waits for the next deadline or for the socket to take
+    /// more (backpressure): never more than one chunk ahead of what the socket accepts.
+    private func advance(context: ChannelHandlerContext) {
+        guard let playback else { return }
+        let now = NIODeadline.now()
+        if case .failure(let error, let deadline) = playback.kind {
+            if now < deadline {
+                playback.timer = schedule(at: deadline, context: context)
+                return
+            }
+            // What a client sees of a network error: the connection ends without a response.
+            finish(playback, error: error)
+            self.playback = nil
+            close(context: context)
+            return
+        }
+        if !playback.headWritten {
+            if now < playback.headDeadline {
+                playback.timer = schedule(at: playback.headDeadline, context: context)
+                return
+            }
+            context.write(wrapOutboundOut(.head(playback.responseHead)), promise: nil)
+            playback.headWritten = true
+        }
+        while playback.nextChunk < playback.chunks.count {
+            let chunk = playback.chunks[playback.nextChunk]
+            if now < chunk.deadline {
+                context.flush()
+                playback.timer = schedule(at: chunk.deadline, context: context)
+                return
+            }
+            if !context.channel.isWritable {
+                context.flush()
+                playback.isWaitingForWritability = true
+                return
+            }
+            let buffer = context.channel.allocator.buffer(bytes: playback.body[chunk.range])
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            playback.bytesWritten += chunk.range.count
+            playback.nextChunk += 1
+        }
+        // The next pipelined request may arrive while `.end` is written: be ready for it first.
+        self.playback = nil
+        let staysOpen = playback.keepAlive && !closeAfterResponse
+        state = staysOpen ? .idle : .finishing
+        let ended = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
+        ended.futureResult.assumeIsolated().whenComplete { [self] result in
+            switch result {
+            case .success:
+                finish(playback, error: nil)
+                if !staysOpen {
+                    close(context: context)
+                } else if case .idle = state {
+                    armIdleTimer(context: context)
+                }
+            case .failure(let error):
+                finish(playback, error: error)
+                close(context: context)
+            }
+        }
+    }
+
+    private func schedule(at deadline: NIODeadline, context: ChannelHandlerContext) -> Scheduled<Void> {
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            advance(context: context)
+        }
+    }
+
+    /// Records the end of a response in the journal and the log.
+    private func finish(_ playback: Playback, error: (any Error)?) {
+        guard !playback.isFinished else { return }
+        playback.isFinished = true
+        let duration = ContinuousClock.now - playback.received
+        core.stubber.complete(
+            playback.entry, after: duration, error: error, statusCode: playback.statusCode,
+            bodyByteCount: playback.bytesWritten)
+        let milliseconds = String(
+            format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
+        let status = playback.statusCode.map(String.init) ?? "no response"
+        var line =
+            "\(playback.requestHead.method.rawValue) \(playback.requestHead.uri) → \(status) \(playback.outcome) \(milliseconds) ms"
+        if let error { line += " (\(error))" }
+        core.logger.info("\(line)")
+    }
+
+    // MARK: - Helpers
+
+    private func writeSimple(
+        status: HTTPResponseStatus, text: String, version: HTTPVersion, close: Bool, context: ChannelHandlerContext
+    ) {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(text.utf8.count))
+        if close { headers.add(name: "Connection", value: "close") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private func armIdleTimer(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        let timeout = core.configuration.idleTimeout
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [self] in
+            if case .idle = state {
+                core.logger.debug("closing a connection idle for \(timeout)")
+                close(context: context)
+            }
+        }
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        if case .closed = state { return }
+        state = .closed
+        idleTimer?.cancel()
+        lingerTimer?.cancel()
+        context.close(promise: nil)
+    }
+}
+
+/// The error a journal entry records when the client closed the connection before its response ended.
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the client closed the connection before the response ended" }
+}

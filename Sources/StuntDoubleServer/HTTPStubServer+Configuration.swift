@@ -1,0 +1,64 @@
+import Logging
+import NIOCore
+
+extension HTTPStubServer {
+    /// Where a server listens, its limits, and where it logs.
+    ///
+    /// ```swift
+    /// var configuration = HTTPStubServer.Configuration()
+    /// configuration.maximumRequestBodySize = 1 << 20   // 1 MiB; larger bodies get 413
+    /// let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The address to bind: `127.0.0.1` (loopback) by default. `::1` binds IPv6 loopback.
+        public var host: String
+        /// The port; 0 (the default) picks a free one, which ``HTTPStubServer/start()`` reports.
+        public var port: Int
+        /// The largest request body accepted, in bytes; a larger one gets `413 Content Too Large` (before its
+        /// body is read, when the request says its length). 64 MiB by default.
+        public var maximumRequestBodySize: Int
+        /// The largest request head accepted (the request line and header fields), in bytes; a larger one gets
+        /// `431 Request Header Fields Too Large`. 80 KiB by default.
+        public var maximumHeaderSize: Int
+        /// How long a connection may stay open with no request in progress before the server closes it. 60
+        /// seconds by default.
+        public var idleTimeout: Duration
+        /// How many threads serve connections; the number of processor cores by default.
+        public var threads: Int
+        /// Where the server logs: one line per request at `info`, details at `debug`. Silent by default.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - host: The address to bind; `127.0.0.1` by default.
+        ///   - port: The port; 0 picks a free one.
+        ///   - maximumRequestBodySize: The largest request body accepted, in bytes.
+        ///   - maximumHeaderSize: The largest request head accepted, in bytes.
+        ///   - idleTimeout: How long an idle connection stays open.
+        ///   - threads: How many threads serve connections; `nil` for one per processor core.
+        ///   - logger: Where the server logs; silent by default.
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, maximumRequestBodySize: Int = 64 << 20,
+            maximumHeaderSize: Int = 80 << 10, idleTimeout: Duration = .seconds(60), threads: Int? = nil,
+            logger: Logger = Logger(label: "stuntdouble.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumRequestBodySize = maximumRequestBodySize
+            self.maximumHeaderSize = maximumHeaderSize
+            self.idleTimeout = idleTimeout
+            self.threads = threads ?? System.coreCount
+            self.logger = logger
+        }
+
+        /// Why the configuration cannot be used, or `nil`.
+        var problem: String? {
+            if !(0...65535).contains(port) { return "port \(port) is not a port; use 0 to 65535 (0 picks a free one)" }
+            if maximumRequestBodySize < 0 { return "maximumRequestBodySize is negative; use 0 or more bytes" }
+            if maximumHeaderSize < 64 { return "maximumHeaderSize is \(maximumHeaderSize); use 64 bytes or more" }
+            if idleTimeout <= .zero { return "idleTimeout must be above zero" }
+            if threads < 1 { return "threads is \(threads); use 1 or more" }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import StuntDouble
+
+/// A real HTTP/1.1 server on loopback that answers with a stubber's stubs: the same matchers, precedence,
+/// responses, sequences, scenarios, journal and near-miss reports as in process, for clients that are not
+/// `URLSession` in the test's own process (AsyncHTTPClient, an app under UI test, curl, Python, Java).
+///
+/// ```swift
+/// let stubber = HTTPStubber()
+/// stubber.add(stub: HTTPStubRequest().match(URI: "/users/{id}").stub(for: .get, json: #"{"id": 1}"#))
+/// let server = HTTPStubServer(stubber: stubber)
+/// let baseURL = try await server.start()          // http://127.0.0.1:<a free port>
+/// // ... point the client at baseURL ...
+/// await server.stop()
+/// ```
+///
+/// Or scoped, so that the server always stops: ``withStubServer(stubber:configuration:_:)``.
+///
+/// Requests reach stubs as `http://<Host header><target>`; match on the path (`match(URI: "/users/{id}")`,
+/// stub files' `urlPath`), since clients name the host differently (`localhost`, `127.0.0.1`). A request no
+/// stub matches gets `404` with the near-miss report as its body; one that an ignore rule or opt-in mode lets
+/// through gets `502`, as the server has no upstream to pass it to. A stub that answers with an error (such as
+/// `URLError(.notConnectedToInternet)`) makes the server close the connection without a response, which is
+/// what a client sees of a broken network. Delays and throttled or dribbled bodies are real pauses on the
+/// socket.
+public final class HTTPStubServer: Sendable {
+    /// The stubber whose stubs the server serves (and whose journal records its requests).
+    public let stubber: HTTPStubber
+    /// The server's configuration.
+    public let configuration: Configuration
+
+    private enum Phase {
+        case idle
+        case starting
+        case running(Running)
+        case stopped
+    }
+
+    private struct Running {
+        let group: MultiThreadedEventLoopGroup
+        let channel: any Channel
+        let baseURL: URL
+    }
+
+    private let phase = NIOLockedValueBox(Phase.idle)
+    private let core: ServerCore
+    private let threadNames = NIOLockedValueBox<String?>(nil)
+
+    /// The name every thread of the server's event loops starts with (`NIO-ELT-7-#`), once started: for tests
+    /// that check no thread outlives the server.
+    package var threadNamePrefix: String? {
+        threadNames.withLockedValue { $0 }
+    }
+
+    /// Creates a server; it listens once started.
+    /// - Parameters:
+    ///   - stubber: The stubber to serve; a new, empty one by default.
+    ///   - configuration: Where to listen, limits, logging.
+    public init(stubber: HTTPStubber = HTTPStubber(), configuration: Configuration = Configuration()) {
+        self.stubber = stubber
+        self.configuration = configuration
+        core = ServerCore(stubber: stubber, configuration: configuration)
+    }
+
+    /// The server's base URL (`http://127.0.0.1:54321`) while it runs, or `nil`.
+    public var baseURL: URL? {
+        phase.withLockedValue { phase in
+            if case .running(let running) = phase { return running.baseURL }
+            return nil
+        }
+    }
+
+    /// The port the server listens on while it runs, or `nil`.
+    public var port: Int? {
+        baseURL?.port
+    }
+
+    /// How many client connections are open.
+    public var openConnectionCount: Int {
+        core.connections.count
+    }
+
+    /// Starts listening.
+    /// - Returns: The base URL, with the port picked when the configuration's port is 0.
+    /// - Throws: ``HTTPStubServerError`` when the configuration is invalid, the address cannot be bound, or
+    ///   the server was started already.
+    @discardableResult
+    public func start() async throws(HTTPStubServerError) -> URL {
+        if let problem = configuration.problem {
+            throw HTTPStubServerError(.invalidConfiguration, "The server's configuration is invalid: \(problem).")
+        }
+        let refusal: HTTPStubServerError? = phase.withLockedValue { phase in
+            switch phase {
+            case .idle:
+                phase = .starting
+                return nil
+            case .starting, .running:
+                return HTTPStubServerError(.alreadyStarted, "The server is running already; start it once.")
+            case .stopped:
+                return HTTPStubServerError(
+                    .stopped, "The server was stopped; make a new HTTPStubServer to serve again.")
+            }
+        }
+        if let refusal { throw refusal }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
+        // "MultiThreadedEventLoopGroup { threadPattern = NIO-ELT-7-#* }"
+        if let pattern = group.description.split(separator: "= ").last?.split(separator: "*").first {
+            threadNames.withLockedValue { $0 = String(pattern) }
+        }
+        let core = self.core
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try core.configure(channel)
+                }
+            }
+        do {
+            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            guard let port = channel.localAddress?.port else {
+                throw HTTPStubServerError(.cannotBind, "The server bound no port.")
+            }
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            let baseURL = URL(string: "http://\(host):\(port)")!
+            core.authority.withLockedValue { $0 = "\(host):\(port)" }
+            phase.withLockedValue { $0 = .running(Running(group: group, channel: channel, baseURL: baseURL)) }
+            configuration.logger.info("listening on \(baseURL.absoluteString)")
+            return baseURL
+        } catch {
+            try? await group.shutdownGracefully()
+            phase.withLockedValue { $0 = .idle }
+            if let error = error as? HTTPStubServerError { throw error }
+            throw HTTPStubServerError(
+                .cannotBind,
+                "Cannot listen on \(configuration.host):\(configuration.port): \(error). Use port 0 for a free port, "
+                    + "and an address of this machine (127.0.0.1 for loopback).")
+        }
+    }
+
+    /// Stops the server: it stops accepting connections, lets responses in progress finish for up to
+    /// `gracePeriod`, closes every connection, and frees its port and threads.
+    /// - Parameter gracePeriod: How long responses in progress may take to finish; none by default.
+    public func stop(gracePeriod: Duration = .zero) async {
+        let running: Running? = phase.withLockedValue { phase in
+            defer { phase = .stopped }
+            if case .running(let running) = phase { return running }
+            return nil
+        }
+        guard let running else { return }
+        try? await running.channel.close()
+        if gracePeriod > .zero {
+            core.connections.quiesce()
+            let deadline = ContinuousClock.now + gracePeriod
+            while core.connections.count > 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        await core.connections.closeAll()
+        try? await running.group.shutdownGracefully()
+        configuration.logger.info("stopped")
+    }
+}
+
+/// Runs `body` with a stub server listening, and stops the server when `body` returns or throws.
+///
+/// ```swift
+/// try await withStubServer(stubber: stubber) { baseURL in
+///     let response = try await client.get(baseURL.appendingPathComponent("users/42"))
+///     #expect(response.status == 200)
+/// }
+/// ```
+/// - Parameters:
+///   - stubber: The stubber to serve; a new, empty one by default.
+///   - configuration: Where to listen, limits, logging.
+///   - body: The work to do while the server runs; it receives the base URL.
+/// - Returns: What `body` returns.
+/// - Throws: ``HTTPStubServerError`` when the server cannot start, or what `body` throws.
+public func withStubServer<Result>(
+    stubber: HTTPStubber = HTTPStubber(), configuration: HTTPStubServer.Configuration = .init(),
+    _ body: (URL) async throws -> Result
+) async throws -> Result {
+    let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+    let baseURL = try await server.start()
+    do {
+        let result = try await body(baseURL)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// What every connection of a server shares.
+final class ServerCore: Sendable {
+    let stubber: HTTPStubber
+    let configuration: HTTPStubServer.Configuration
+    /// `host:port` as bound, for requests that name no host.
+    let authority = NIOLockedValueBox("127.0.0.1")
+    let connections = ConnectionTracker()
+
+    init(stubber: HTTPStubber, configuration: HTTPStubServer.Configuration) {
+        self.stubber = stubber
+        self.configuration = configuration
+    }
+
+    var logger: Logger { configuration.logger }
+
+    /// Sets up a new connection's pipeline.
+    func configure(_ channel: any Channel) throws {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = configuration.maximumHeaderSize
+        limits.maxHeaderFieldSize = configuration.maximumHeaderSize
+        let operations = channel.pipeline.syncOperations
+        try operations.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: false, withEncoderConfiguration: .init(),
+            withDecoderLimitConfiguration: limits)
+        try operations.addHandler(ProtocolErrorResponder(logger: logger))
+        try operations.addHandler(StubRequestHandler(core: self))
+        connections.add(channel)
+    }
+}

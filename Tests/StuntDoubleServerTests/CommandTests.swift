@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+/// The `stuntdouble` command, run as a process: `serve` and `check`.
+@Suite struct CommandTests {
+    /// A stub-file root in a temporary folder.
+    func root(_ files: [String: String]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)")
+        for (path, text) in files {
+            let file = url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        return url
+    }
+
+    @Test func serveStartsOnTheBundledExamplesAndLogsEachRequest() async throws {
+        let serve = try CommandProcess(["serve", "--port", "0"])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardOutput)")
+        let output = serve.standardOutput
+        let match = try #require(
+            output.firstMatch(of: /Serving (\d+) stubs from the bundled examples on (http:\/\/127\.0\.0\.1:\d+)/))
+        #expect(Int(match.1)! >= 10)
+        #expect(output.contains("GET /users/{name}/repos"))
+        let baseURL = String(match.2)
+
+        let repos = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL + "/users/mark/repos"), timeout: .seconds(30))
+        #expect(repos.status == .ok)
+        #expect(String(buffer: try await repos.body.collect(upTo: 1 << 20)) == #"[{"name":"Repo Name"}]"#)
+        let missing = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL + "/nope"), timeout: .seconds(30))
+        #expect(missing.status == .notFound)
+
+        #expect(try await serve.waitForOutput { $0.contains("GET /nope → 404 unmatched") }, "\(serve.standardOutput)")
+        #expect(serve.standardOutput.contains(#"GET /users/mark/repos → 200 stub "a user's repositories"#))
+        serve.signal(SIGTERM)
+        #expect(try await serve.waitForExit() == 0)
+        #expect(serve.standardOutput.contains("SIGTERM: stopping"))
+    }
+
+    @Test func serveRefusesFilesWithErrorsAndSaysWhere() async throws {
+        let root = try root([
+            "mappings/bad.json": #"{"request": {"url": "/x"}, "response": {"fault": "EMPTY_RESPONSE"}}"#
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try await CommandProcess.run(["serve", "--port", "0", "--root", root.path])
+        #expect(result.status == 1)
+        #expect(
+            result.error.contains(
+                "\(root.path)/mappings/bad.json:1:41: error: response.fault: faults are not supported yet"))
+        #expect(result.error.contains("not serving"))
+    }
+
+    @Test func servePrintsWarningsAndServesAnyway() async throws {
+        let root = try root(["mappings/typo.json": #"{"request": {"url": "/x"}, "response": {"bodee": "hi"}}"#])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let serve = try CommandProcess(["serve", "--port", "0", "--root", root.path])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") })
+        #expect(serve.standardError.contains(#"typo.json:1:41: warning: response.bodee: unknown field"#))
+        #expect(serve.standardOutput.contains("1 warning (above)"))
+        serve.signal(SIGINT)
+        #expect(try await serve.waitForExit() == 0)
+    }
+
+    @Test func aPortInUseIsAClearError() async throws {
+        let first = try CommandProcess(["serve", "--port", "0"])
+        #expect(try await first.waitForOutput { $0.contains("Press Ctrl-C") })
+        let port = try #require(first.standardOutput.firstMatch(of: /127\.0\.0\.1:(\d+)/)).1
+        let second = try await CommandProcess.run(["serve", "--port", String(port)])
+        #expect(second.status == 1)
+        #expect(second.error.contains("Cannot listen on 127.0.0.1:\(port)"))
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+    }
+
+    @Test func checkPassesTheExamplesAndFailsOnAnyErrorOrWarning() async throws {
+        let examples = try #require(
+            CommandProcess.executable?.deletingLastPathComponent()
+                .appendingPathComponent("StuntDouble_StuntDoubleCommand.resources/Examples"))
+        let clean = try await CommandProcess.run(["check", examples.path])
+        #expect(clean.status == 0, "\(clean.output)\(clean.error)")
+        #expect(clean.output.contains("checked 3 files: 0 errors, 0 warnings"))
+
+        let root = try root([
+            "mappings/typo.json": """
+            {
+              "request": {"method": "GET", "url": "/x"},
+              "response": {"status": 200, "bodee": "hello"}
+            }
+            """,
+            "mappings/broken.json": #"{"request": {"url": "/y"} "response": {}}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let checked = try await CommandProcess.run(["check", root.path])
+        #expect(checked.status == 1)
+        let lines = checked.output.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "\(root.path)/mappings/broken.json:1:27: error: the file is not valid JSON: expected ',' or '}'"))
+        #expect(
+            lines.contains(
+                #"\#(root.path)/mappings/typo.json:3:31: warning: response.bodee: unknown field; WireMock 2.35.1 refuses the file, StuntDouble ignores the field; did you mean "body"?"#
+            ))
+        #expect(checked.error.contains("checked 2 files: 1 error, 1 warning"))
+
+        // A single file, and a file that does not exist.
+        let single = try await CommandProcess.run([
+            "check", root.appendingPathComponent("mappings/typo.json").path, "/no/such.json",
+        ])
+        #expect(single.status == 1)
+        #expect(single.output.contains("/no/such.json:1:1: error: no such file"))
+    }
+}

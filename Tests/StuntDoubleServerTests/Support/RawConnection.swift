@@ -1,0 +1,161 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP connection that sends and reads raw bytes, for what HTTP clients will not send (pipelined requests,
+/// malformed heads, `Expect: 100-continue` read step by step).
+final class RawConnection: Sendable {
+    private let channel: any Channel
+    private let inbox: Inbox
+
+    /// What the connection received, and whether it closed.
+    final class Inbox: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let state = NIOLockedValueBox((data: Data(), closed: false))
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            state.withLockedValue { $0.data.append(contentsOf: buffer.readableBytesView) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            state.withLockedValue { $0.closed = true }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+
+    private init(channel: any Channel, inbox: Inbox) {
+        self.channel = channel
+        self.inbox = inbox
+    }
+
+    /// Connects to a server's base URL.
+    static func connect(to baseURL: URL) async throws -> RawConnection {
+        let inbox = Inbox()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbox) }
+            }
+            .connect(host: baseURL.host!, port: baseURL.port!).get()
+        return RawConnection(channel: channel, inbox: inbox)
+    }
+
+    /// Bytes received and not yet taken.
+    var received: Data { inbox.state.withLockedValue { $0.data } }
+    /// Whether the server closed the connection.
+    var isClosed: Bool { inbox.state.withLockedValue { $0.closed } }
+
+    func send(_ text: String) async throws {
+        try await send(Data(text.utf8))
+    }
+
+    func send(_ data: Data) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: data))
+    }
+
+    /// Waits until `done` holds for what was received, the server closes, or `timeout` passes.
+    /// - Returns: Whether `done` held.
+    @discardableResult
+    func read(timeout: Duration = .seconds(30), until done: (Data) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (data, closed) = inbox.state.withLockedValue { ($0.data, $0.closed) }
+            if done(data) { return true }
+            if closed || ContinuousClock.now >= deadline { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Reads one whole response (head and a `Content-Length` or chunked body) and removes it from what was
+    /// received.
+    func readResponse(timeout: Duration = .seconds(30)) async throws -> RawResponse? {
+        var response: RawResponse?
+        try await read(timeout: timeout) { data in
+            response = RawResponse.parse(data)
+            return response != nil
+        }
+        if let response {
+            inbox.state.withLockedValue { $0.data.removeFirst(response.length) }
+        }
+        return response
+    }
+
+    /// Waits until the server closes the connection.
+    func readToClose(timeout: Duration = .seconds(30)) async throws -> Bool {
+        try await read(timeout: timeout) { _ in false }
+        return isClosed
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+/// A response parsed from raw bytes.
+struct RawResponse {
+    let status: Int
+    let reason: String
+    let headers: [(String, String)]
+    let body: Data
+    /// How many bytes the response took.
+    let length: Int
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// A complete response at the start of `data`, or `nil`.
+    static func parse(_ data: Data) -> RawResponse? {
+        let bytes = [UInt8](data)
+        guard let headEnd = find([13, 10, 13, 10], in: bytes, from: 0) else { return nil }
+        let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = lines[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let reason = statusLine.count > 2 ? String(statusLine[2]) : ""
+        var start = headEnd + 4
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        if status < 200 || status == 204 || status == 304 {
+            return RawResponse(status: status, reason: reason, headers: headers, body: Data(), length: start)
+        }
+        if header("transfer-encoding")?.lowercased() == "chunked" {
+            var body = Data()
+            while true {
+                guard let lineEnd = find([13, 10], in: bytes, from: start) else { return nil }
+                let sizeText = String(decoding: bytes[start..<lineEnd], as: UTF8.self).split(separator: ";")[0]
+                guard let size = Int(sizeText, radix: 16) else { return nil }
+                start = lineEnd + 2
+                if size == 0 {
+                    guard bytes.count >= start + 2 else { return nil }
+                    return RawResponse(status: status, reason: reason, headers: headers, body: body, length: start + 2)
+                }
+                guard bytes.count >= start + size + 2 else { return nil }
+                body.append(contentsOf: bytes[start..<(start + size)])
+                start += size + 2
+            }
+        }
+        let length = Int(header("content-length") ?? "0") ?? 0
+        guard bytes.count >= start + length else { return nil }
+        return RawResponse(
+            status: status, reason: reason, headers: headers, body: Data(bytes[start..<(start + length)]),
+            length: start + length)
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        for index in start...(bytes.count - needle.count)
+        where bytes[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
+    }
+}
