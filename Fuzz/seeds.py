@@ -50,6 +50,12 @@ def is_json(text):
         return False
 
 
+def example_mappings():
+    """The bundled examples of the stuntdouble command."""
+    folder = os.path.join(ROOT, "Sources", "StuntDoubleCommand", "Examples", "mappings")
+    return [open(os.path.join(folder, name), encoding="utf-8").read() for name in sorted(os.listdir(folder))]
+
+
 def main(output):
     texts, pairs = literals()
     urls = [t for t in texts if t.startswith(("http://", "https://", "/"))]
@@ -70,6 +76,7 @@ def main(output):
         "FuzzRegexPrefix": [f"{r}\n{u}" for i, r in enumerate(regexes) for u in pick(urls, 3, i * 3)],
         "FuzzJSON": [f"{a}\0{b}" for i, a in enumerate(jsons) for b in [a] + pick(jsons, 1, i + 1)],
         "FuzzPercentEncoding": percent,
+        "FuzzStubFiles": [t for t in texts if '"request"' in t or '"mappings"' in t] + example_mappings(),
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],
