@@ -38,6 +38,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest request body accepted, in bytes; larger ones get 413.")
     var maxBodySize = 64 << 20
 
+    @Option(help: "How many threads serve connections. Default: one per processor core.")
+    var threads: Int?
+
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
@@ -71,7 +74,8 @@ struct Serve: AsyncParsableCommand {
                 "error: not serving: the stub files have errors (listed above); `stuntdouble check` lists them too.")
             throw ExitCode.failure
         }
-        var configuration = HTTPStubServer.Configuration(host: host, port: port, maximumRequestBodySize: maxBodySize)
+        var configuration = HTTPStubServer.Configuration(
+            host: host, port: port, maximumRequestBodySize: maxBodySize, threads: threads)
         configuration.logger = Logger(label: "stuntdouble")
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         let baseURL: URL

@@ -223,7 +223,6 @@ final class ServerCore: Sendable {
         try operations.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: false, withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try operations.addHandler(ProtocolErrorResponder(logger: logger))
         try operations.addHandler(StubRequestHandler(core: self))
         connections.add(channel)
     }

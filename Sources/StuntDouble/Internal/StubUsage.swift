@@ -238,6 +238,13 @@ struct JournalBuffer: Sendable {
 
     /// Changes the entry with a number, if it is still kept.
     mutating func update(_ number: Int, _ change: (inout HTTPJournalEntry) -> Void) {
+        guard !storage.isEmpty else { return }
+        // Numbers are almost always consecutive: try the place the number would have, then search.
+        let guess = number - storage[head].number
+        if guess >= 0, guess < storage.count, storage[index(guess)].number == number {
+            change(&storage[index(guess)])
+            return
+        }
         var low = 0
         var high = storage.count
         while low < high {

@@ -21,7 +21,8 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
     public var headers: HTTPHeaders { storage.headers }
     /// The whole body, or `nil` when the request has none.
     public var body: Data? { storage.body }
-    /// The request as a `URLRequest`, with the body in `httpBody` (never in a stream).
+    /// The request as a `URLRequest`, with the body in `httpBody` (never in a stream). For a request made from
+    /// its parts, built when first asked for (only custom matchers and relays need one).
     public var urlRequest: URLRequest { storage.urlRequest }
     /// The variables the matching stub's URI template extracted from the URL (empty before matching, or when
     /// the stub has no template).
@@ -33,19 +34,44 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         let url: URL
         let headers: HTTPHeaders
         let body: Data?
-        let urlRequest: URLRequest
         let route: RequestRoute
+        private let request: Request
+
+        /// The `URLRequest`: the one the request came as, or one built from the parts when first needed.
+        private enum Request: Sendable {
+            case given(URLRequest)
+            case built(Locked<URLRequest?>)
+        }
 
         init(
-            method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, urlRequest: URLRequest,
+            method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, urlRequest: URLRequest?,
             route: RequestRoute
         ) {
             self.method = method
             self.url = url
             self.headers = headers
             self.body = body
-            self.urlRequest = urlRequest
             self.route = route
+            request = urlRequest.map(Request.given) ?? .built(Locked(nil))
+        }
+
+        var urlRequest: URLRequest {
+            switch request {
+            case .given(let request):
+                return request
+            case .built(let cache):
+                return cache.withLock { cached in
+                    if let cached { return cached }
+                    var request = URLRequest(url: url)
+                    request.httpMethod = method.rawValue
+                    for field in headers {
+                        request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+                    }
+                    request.httpBody = body
+                    cached = request
+                    return request
+                }
+            }
         }
     }
 
@@ -120,21 +146,10 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
                     + "as in https://api.example.com/path."
             )
         }
-        let urlRequest: URLRequest
-        if var request = original {
-            // Writing to a URLRequest copies its storage: only do it when the body came from a stream.
-            if request.httpBody == nil, let body {
-                request.httpBody = body
-            }
-            urlRequest = request
-        } else {
-            var request = URLRequest(url: url)
-            request.httpMethod = method.rawValue
-            for field in headers {
-                request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
-            }
-            request.httpBody = body
-            urlRequest = request
+        var urlRequest = original
+        // Writing to a URLRequest copies its storage: only do it when the body came from a stream.
+        if urlRequest?.httpBody == nil, let body {
+            urlRequest?.httpBody = body
         }
         storage = Storage(
             method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route

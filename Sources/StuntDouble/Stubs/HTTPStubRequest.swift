@@ -23,6 +23,8 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     /// The `id` of the stub-file mapping the stub was made from, or `nil` for a stub made in code. A stub
     /// server sends it as `Matched-Stub-Id`.
     package let mappingID: UUID?
+    /// ``mappingID`` as a header value (lower-case), made once: `uuidString` formats with `printf`.
+    package let mappingIDText: String?
 
     struct State: Sendable {
         var definition = StubDefinition()
@@ -50,6 +52,7 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
         self.fileID = fileID
         self.line = line
         self.mappingID = mappingID
+        mappingIDText = mappingID?.uuidString.lowercased()
         var definition = StubDefinition()
         definition.name = name
         definition.priority = priority

@@ -32,8 +32,19 @@ final class Playback {
     private(set) var keepAlive = true
     /// The status sent, or `nil` when no response is sent.
     private(set) var statusCode: Int?
-    /// What answered, for the log: a stub's description, `unmatched` ...
-    private(set) var outcome = ""
+    /// What answered, for the log: a stub's description, `unmatched` ... (worked out only when logged).
+    var outcome: String {
+        switch answer {
+        case .stub(let stub, let note): stub.description + (note ?? "")
+        case .text(let text): text
+        }
+    }
+    private var answer = Answer.text("")
+
+    private enum Answer {
+        case stub(HTTPStubRequest, note: String?)
+        case text(String)
+    }
 
     var headWritten = false
     var nextChunk = 0
@@ -66,25 +77,25 @@ final class Playback {
 
     /// Prepares a stub's plan.
     func prepare(_ plan: HTTPResponsePlan, core: ServerCore) {
-        outcome = plan.stub.description
+        answer = .stub(plan.stub, note: nil)
         switch plan.action {
         case .fail(let error):
             kind = .failure(error, deadline(plan.responseDeadline))
-            outcome += ": error \(error), so the connection closes without a response"
+            answer = .stub(plan.stub, note: ": error \(error), so the connection closes without a response")
         case .respond(let response):
             if let problem = Self.problem(with: response) {
                 prepareText(
                     status: .internalServerError,
                     text: "The response of \(plan.stub) cannot be sent: \(problem). Fix the stub.\n",
-                    outcome: plan.stub.description + " (invalid response)")
+                    outcome: "\(plan.stub) (invalid response)")
                 return
             }
             var headers = NIOHTTP1.HTTPHeaders()
             for field in response.headers {
                 headers.add(name: field.name.rawValue, value: field.value)
             }
-            if let id = plan.stub.mappingID {
-                headers.add(name: "Matched-Stub-Id", value: id.uuidString.lowercased())
+            if let id = plan.stub.mappingIDText {
+                headers.add(name: "Matched-Stub-Id", value: id)
                 if let name = plan.stub.name { headers.add(name: "Matched-Stub-Name", value: name) }
             }
             let status: HTTPResponseStatus =
@@ -102,7 +113,7 @@ final class Playback {
 
     /// Prepares a plain-text response of the server's own, due now.
     func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
-        self.outcome = outcome
+        answer = .text(outcome)
         var headers = NIOHTTP1.HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         body = Data(text.utf8)

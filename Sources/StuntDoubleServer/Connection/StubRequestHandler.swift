@@ -32,6 +32,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var state = State.idle
     private var playback: Playback?
     private var idleTimer: Scheduled<Void>?
+    /// When the connection last became idle (or had a request start): one timer checks it, instead of a timer
+    /// per request.
+    private var idleSince = NIODeadline.now()
     private var lingerTimer: Scheduled<Void>?
     /// Close once the response in progress ends (the server is stopping).
     private var closeAfterResponse = false
@@ -85,8 +88,30 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// A request that does not parse gets `431` when its head is too large, `400` otherwise, with a line
+    /// saying what was wrong (unless a response is being written), and its connection closes. Other
+    /// connections never notice.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        core.logger.debug("connection error: \(error)")
+        guard let parserError = error as? HTTPParserError else {
+            core.logger.debug("connection error: \(error)")
+            close(context: context)
+            return
+        }
+        let status: HTTPResponseStatus
+        let text: String
+        if case .headerOverflow = parserError {
+            status = .requestHeaderFieldsTooLarge
+            text = "The request's header fields are too large for this server. Send fewer or shorter headers.\n"
+        } else {
+            status = .badRequest
+            text = "The request is not valid HTTP/1.1 (\(parserError)).\n"
+        }
+        core.logger.info("malformed request → \(status.code): \(parserError)")
+        if playback == nil || playback?.headWritten == false {
+            playback?.cancel()
+            playback = nil
+            writeSimple(status: status, text: text, version: .http1_1, close: true, context: context)
+        }
         close(context: context)
     }
 
@@ -95,7 +120,6 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            idleTimer?.cancel()
             guard case .idle = state else { return }
             receive(head, context: context)
         case .body(let part):
@@ -279,7 +303,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 if !staysOpen {
                     close(context: context)
                 } else if case .idle = state {
-                    armIdleTimer(context: context)
+                    idleSince = .now()
                 }
             case .failure(let error):
                 finish(playback, error: error)
@@ -302,11 +326,12 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         core.stubber.complete(
             playback.entry, after: duration, error: error, statusCode: playback.statusCode,
             bodyByteCount: playback.bytesWritten)
-        let milliseconds = String(
-            format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
+        guard core.logger.logLevel <= .info else { return }
+        let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
+        let milliseconds = "\(tenths / 10).\(tenths % 10)"
         let status = playback.statusCode.map(String.init) ?? "no response"
-        var line =
-            "\(playback.requestHead.method.rawValue) \(playback.requestHead.uri) → \(status) \(playback.outcome) \(milliseconds) ms"
+        var line = "\(playback.requestHead.method.rawValue) \(playback.requestHead.uri) → \(status) "
+        line += "\(playback.outcome) \(milliseconds) ms"
         if let error { line += " (\(error))" }
         core.logger.info("\(line)")
     }
@@ -326,14 +351,24 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// Closes the connection once it has been idle (no request in progress) for the idle timeout: a timer
+    /// that looks again when it would have been due.
     private func armIdleTimer(context: ChannelHandlerContext) {
-        idleTimer?.cancel()
         let timeout = core.configuration.idleTimeout
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [self] in
-            if case .idle = state {
+        let amount = TimeAmount.nanoseconds(
+            timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: idleSince + amount) { [self] in
+            guard case .idle = state else {
+                // A request is in progress: look again a whole timeout after it ends at the earliest.
+                idleSince = .now()
+                armIdleTimer(context: context)
+                return
+            }
+            if NIODeadline.now() >= idleSince + amount {
                 core.logger.debug("closing a connection idle for \(timeout)")
                 close(context: context)
+            } else {
+                armIdleTimer(context: context)
             }
         }
     }
