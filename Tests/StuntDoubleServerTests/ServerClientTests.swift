@@ -1,6 +1,7 @@
 import Foundation
 import StuntDouble
 import StuntDoubleServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -33,17 +34,9 @@ import FoundationNetworking
     }
 
     /// Runs a program; returns its exit status and standard output.
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32?, output: String) {
+        let result = try await ChildProcess.run(program, arguments)
+        return (result.status, result.output)
     }
 
     @Test func urlSessionsRealHTTPProtocol() async throws {
@@ -80,12 +73,13 @@ import FoundationNetworking
     @Test(.enabled(if: installed("curl"), "curl is not installed (CI installs it)"))
     func curl() async throws {
         try await withStubServer(stubber: Self.stubber()) { baseURL in
-            let hello = try Self.run("curl", ["-s", "-i", baseURL.appendingPathComponent("hello").absoluteString])
+            let hello = try await Self.run(
+                "curl", ["-s", "-i", baseURL.appendingPathComponent("hello").absoluteString])
             #expect(hello.status == 0)
             #expect(hello.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(hello.output.hasSuffix(#"{"hello": "world"}"#))
 
-            let created = try Self.run(
+            let created = try await Self.run(
                 "curl",
                 [
                     "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect: 100-continue", "--data-binary",
@@ -93,13 +87,14 @@ import FoundationNetworking
                 ])
             #expect(created.output == "201")
 
-            let head = try Self.run("curl", ["-s", "-I", baseURL.appendingPathComponent("hello").absoluteString])
+            let head = try await Self.run("curl", ["-s", "-I", baseURL.appendingPathComponent("hello").absoluteString])
             #expect(head.output.hasPrefix("HTTP/1.1 404"), "a GET stub does not answer HEAD")
 
-            let dribbled = try Self.run("curl", ["-s", "-N", baseURL.appendingPathComponent("dribble").absoluteString])
+            let dribbled = try await Self.run(
+                "curl", ["-s", "-N", baseURL.appendingPathComponent("dribble").absoluteString])
             #expect(dribbled.output == "abcdef")
 
-            let gone = try Self.run("curl", ["-s", baseURL.appendingPathComponent("gone").absoluteString])
+            let gone = try await Self.run("curl", ["-s", baseURL.appendingPathComponent("gone").absoluteString])
             #expect(gone.status == 52, "curl: empty reply from server")
         }
     }
@@ -125,7 +120,7 @@ import FoundationNetworking
                 print(type(e).__name__)
             """
         try await withStubServer(stubber: Self.stubber()) { baseURL in
-            let result = try Self.run("python3", ["-c", script, baseURL.absoluteString])
+            let result = try await Self.run("python3", ["-c", script, baseURL.absoluteString])
             #expect(result.status == 0)
             #expect(
                 result.output.split(separator: "\n") == [

@@ -10,56 +10,36 @@ import Testing
         let standardError: String
     }
 
-    func runProbe(_ mode: String) throws -> Output {
+    func runProbe(_ mode: String) async throws -> Output {
         let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
         let probe = directory.appendingPathComponent("SharedSessionProbe")
         guard FileManager.default.isExecutableFile(atPath: probe.path) else {
             Issue.record("the probe was not built at \(probe.path); build the tests with `swift build --build-tests`")
             return Output(standardOutput: "", standardError: "")
         }
-        let process = Process()
-        process.executableURL = probe
-        process.arguments = [mode]
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Read standard error on another thread, so that neither pipe can fill up and stall the probe.
-        let errorText = SharedValue(Data())
-        let errorRead = DispatchSemaphore(value: 0)
-        let errorHandle = error.fileHandleForReading
-        DispatchQueue.global().async {
-            let data = errorHandle.readDataToEndOfFile()
-            errorText.update { $0 = data }
-            errorRead.signal()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        errorRead.wait()
-        process.waitUntilExit()
-        return Output(
-            standardOutput: String(decoding: data, as: UTF8.self),
-            standardError: String(decoding: errorText.value, as: UTF8.self))
+        // ChildProcess, not Foundation's Process, whose run() can crash in a process with many open files.
+        let result = try await ChildProcess.run(probe.path, [mode])
+        return Output(standardOutput: result.output, standardError: result.error)
     }
 
-    @Test func enablingBeforeAnySessionReachesTheSharedSession() throws {
-        let output = try runProbe("early")
+    @Test func enablingBeforeAnySessionReachesTheSharedSession() async throws {
+        let output = try await runProbe("early")
         #expect(output.standardOutput.contains("intercepts shared session: true"), "\(output)")
         #expect(output.standardOutput.contains("response: stubbed via URLSession.shared"), "\(output)")
         #expect(output.standardError.isEmpty, "\(output)")
     }
 
-    @Test func enablingAfterSessionsExistReachesTheSharedSession() throws {
+    @Test func enablingAfterSessionsExistReachesTheSharedSession() async throws {
         // What a test target does when another suite made its own URLSession (or used URLSession.shared) before
         // a suite's init called enable(): StuntDouble registered its class when the process loaded it.
-        let output = try runProbe("late")
+        let output = try await runProbe("late")
         #expect(output.standardOutput.contains("intercepts shared session: true"), "\(output)")
         #expect(output.standardOutput.contains("response: stubbed via URLSession.shared"), "\(output)")
         #expect(output.standardError.isEmpty, "\(output)")
     }
 
-    @Test func enableSaysAtOnceWhenTheSharedSessionCannotBeReached() throws {
-        let output = try runProbe("unreachable")
+    @Test func enableSaysAtOnceWhenTheSharedSessionCannotBeReached() async throws {
+        let output = try await runProbe("unreachable")
         #if canImport(FoundationNetworking)
         #expect(output.standardOutput.contains("intercepts shared session: false"), "\(output)")
         #expect(output.standardOutput.contains("error: URLSession.shared does not reach this stubber"), "\(output)")

@@ -1,11 +1,10 @@
 import Foundation
-import NIOConcurrencyHelpers
+import TestSupport
 import Testing
 
 /// The `stuntdouble` command, run as a process the way a user runs it.
 final class CommandProcess: Sendable {
-    private let process: Process
-    private let output = NIOLockedValueBox((standardOutput: Data(), standardError: Data()))
+    private let process: ChildProcess
 
     /// The built command, next to the test bundle.
     static var executable: URL? {
@@ -18,31 +17,15 @@ final class CommandProcess: Sendable {
         guard let executable = Self.executable else {
             throw CommandMissing()
         }
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let standardOutput = Pipe()
-        let standardError = Pipe()
-        process.standardOutput = standardOutput
-        process.standardError = standardError
-        let output = self.output
-        standardOutput.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            output.withLockedValue { $0.standardOutput.append(data) }
-        }
-        standardError.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            output.withLockedValue { $0.standardError.append(data) }
-        }
-        try process.run()
+        process = try ChildProcess(executable.path, arguments)
     }
 
     struct CommandMissing: Error, CustomStringConvertible {
         var description: String { "stuntdouble was not built next to the tests; run `swift build --build-tests`" }
     }
 
-    var standardOutput: String { output.withLockedValue { String(decoding: $0.standardOutput, as: UTF8.self) } }
-    var standardError: String { output.withLockedValue { String(decoding: $0.standardError, as: UTF8.self) } }
+    var standardOutput: String { process.standardOutput }
+    var standardError: String { process.standardError }
 
     /// Waits until standard output satisfies `done`, or the timeout passes.
     @discardableResult
@@ -56,22 +39,12 @@ final class CommandProcess: Sendable {
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
-    /// Waits for the process to end; returns its exit status.
+    /// Waits for the process to end; returns its exit status (`nil` when it had to be killed).
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning {
-            process.terminate()
-            return nil
-        }
-        // Let the last output arrive.
-        try await Task.sleep(for: .milliseconds(50))
-        return process.terminationStatus
+        try await process.waitForExit(timeout: timeout)
     }
 
     /// Runs `stuntdouble` to its end.

@@ -1,0 +1,162 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program run by tests (curl, python3, the stuntdouble command), started with `posix_spawn`.
+///
+/// Not `Foundation.Process`: on Linux its `run()` reads past a buffer while listing `/proc/self/fd` and crashes
+/// now and then in a process with many open files (swift-corelibs-foundation #5472, fixed after Swift
+/// 6.3.1), which tests that hold a thousand sockets make likely. Output is collected as it arrives, so that
+/// neither pipe fills up and stalls the program.
+public final class ChildProcess: @unchecked Sendable {
+    /// Why a program could not start.
+    public struct SpawnError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
+    }
+
+    private let lock = NSLock()
+    private var output = Data()
+    private var errorOutput = Data()
+    private var exitStatus: Int32?
+    private let pid: pid_t
+    private let readers = DispatchGroup()
+
+    /// Starts a program, found on the `PATH` unless the path has a slash.
+    /// - Parameters:
+    ///   - program: The program's name or path.
+    ///   - arguments: Its arguments.
+    /// - Throws: ``SpawnError`` when the program cannot be started.
+    public init(_ program: String, _ arguments: [String]) throws {
+        var outputPipe: [Int32] = [0, 0]
+        var errorPipe: [Int32] = [0, 0]
+        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
+            throw SpawnError(description: "pipe failed: \(String(cString: strerror(errno)))")
+        }
+        // Close-on-exec, so that other programs started meanwhile do not hold these pipes open.
+        for descriptor in outputPipe + errorPipe {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        Self.closeInheritedDescriptors(&actions)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            environment.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, program, &actions, nil, argv, environment)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        guard status == 0 else {
+            close(outputPipe[0])
+            close(errorPipe[0])
+            throw SpawnError(description: "cannot run \(program): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        collect(outputPipe[0]) { self.output.append($0) }
+        collect(errorPipe[0]) { self.errorOutput.append($0) }
+    }
+
+    /// Makes the child close every descriptor above standard error: SwiftNIO's sockets are not close-on-exec,
+    /// and a child holding a copy of a test server's socket keeps its port bound and its connections open.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        // glibc 2.34 and later; not in the headers Swift imports, so looked up by name.
+        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+    }
+
+    /// Reads a pipe to its end on a thread of its own.
+    private func collect(_ descriptor: Int32, into append: @escaping @Sendable (Data) -> Void) {
+        readers.enter()
+        let lock = self.lock
+        Thread.detachNewThread { [readers] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    let chunk = Data(buffer[0..<count])
+                    lock.withLock { append(chunk) }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            close(descriptor)
+            readers.leave()
+        }
+    }
+
+    /// Standard output so far.
+    public var standardOutput: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    /// Standard error so far.
+    public var standardError: String { lock.withLock { String(decoding: errorOutput, as: UTF8.self) } }
+
+    /// Whether the program still runs.
+    public var isRunning: Bool { reap() == nil }
+
+    /// Sends a signal.
+    public func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// The exit status once the program ended (128 + the signal number when a signal ended it).
+    @discardableResult
+    private func reap() -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        exitStatus = code
+        return code
+    }
+
+    /// Waits for the program to end, then for its output; kills it after `timeout`.
+    /// - Returns: Its exit status, or `nil` when it had to be killed.
+    public func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while reap() == nil {
+            if ContinuousClock.now >= deadline {
+                kill(pid, SIGKILL)
+                while reap() == nil { try await Task.sleep(for: .milliseconds(10)) }
+                return nil
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // The output pipes close when the program (and any child it left) ends.
+        while readers.wait(timeout: .now()) == .timedOut {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return reap()
+    }
+
+    /// Runs a program to its end.
+    /// - Returns: Its exit status (`nil` when it had to be killed after `timeout`) and outputs.
+    public static func run(_ program: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws
+        -> (status: Int32?, output: String, error: String)
+    {
+        let process = try ChildProcess(program, arguments)
+        let status = try await process.waitForExit(timeout: timeout)
+        return (status, process.standardOutput, process.standardError)
+    }
+}
