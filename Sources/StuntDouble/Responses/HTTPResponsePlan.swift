@@ -107,6 +107,9 @@ public struct HTTPResponsePlan: Sendable {
     /// What the stub leaves out, as hand-written mocks can (``HTTPStubResponse/noResponse()``,
     /// ``HTTPStubResponse/noData(statusCode:)``); `nil` for a complete response or an error.
     public var absence: Absence? { parts.absence }
+    /// The fault a stub server commits instead of answering (``HTTPStubResponse/fault``), or `nil`. In-process
+    /// paths deliver ``action``, which then fails with the error URLSession reports for the fault.
+    public var fault: HTTPStubFault? { parts.fault }
 
     /// What a response leaves out that a real server always sends.
     public enum Absence: Hashable, Sendable {
@@ -156,12 +159,16 @@ extension HTTPResponsePlan {
         let responseDeadline: Duration
         let chunks: [Chunk]
         let absence: Absence?
+        let fault: HTTPStubFault?
 
-        init(action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?) {
+        init(
+            action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil
+        ) {
             self.action = action
             self.responseDeadline = responseDeadline
             self.chunks = chunks
             self.absence = absence
+            self.fault = fault
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid
@@ -177,6 +184,17 @@ extension HTTPResponsePlan {
             }
             if let error = response.failError {
                 self.init(action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: absence)
+                return
+            }
+            if let fault = response.fault {
+                let error = URLError(
+                    fault.urlError,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "The stub's fault \(fault): a server would break the connection (\(fault.summary))."
+                    ])
+                self.init(
+                    action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: nil, fault: fault)
                 return
             }
             let body = response.absence == .data ? Data() : response.body ?? Data()
@@ -306,6 +324,9 @@ extension HTTPResponsePlan {
         }
         if total > maximumSeconds {
             return "delivery would take \(total) seconds; keep delays and throttled bodies under one year"
+        }
+        if let fault = response.fault, !HTTPStubFault.allCases.contains(fault) {
+            return "fault is \"\(fault)\"; use one of " + HTTPStubFault.allCases.map(\.rawValue).joined(separator: ", ")
         }
         if response.failError == nil, !(100...599).contains(response.statusCode.rawValue) {
             return "statusCode is \(response.statusCode.rawValue); use a code from 100 to 599"

@@ -25,6 +25,7 @@ public final class HTTPStubResponse: Sendable {
         var statusMessage: String? { didSet { prepared = nil } }
         var contentType: HTTPContentType? { didSet { prepared = nil } }
         var failError: (any Error)? { didSet { prepared = nil } }
+        var fault: HTTPStubFault? { didSet { prepared = nil } }
         var body: Data? { didSet { prepared = nil } }
         var headers = HTTPHeaders() { didSet { prepared = nil } }
         var cachePolicy: URLCache.StoragePolicy = .notAllowed { didSet { prepared = nil } }
@@ -91,6 +92,14 @@ public final class HTTPStubResponse: Sendable {
     public var failError: (any Error)? {
         get { storage.withLock { $0.failError } }
         set { storage.withLock { $0.failError = newValue } }
+    }
+
+    /// When set, a stub server breaks the connection this way instead of answering (WireMock's `fault`), and
+    /// in-process requests fail with the error URLSession reports for it (``HTTPStubFault/urlError``). An
+    /// error (``failError``) wins over a fault.
+    public var fault: HTTPStubFault? {
+        get { storage.withLock { $0.fault } }
+        set { storage.withLock { $0.fault = newValue } }
     }
 
     /// The body, or `nil` for none.

@@ -46,6 +46,8 @@ struct ResponseSpec: Sendable {
     /// `fixedDelayMilliseconds`.
     var fixedDelay: TimeInterval = 0
     var delayDistribution: DelayDistribution?
+    /// `fault`: how a server breaks the connection instead of answering.
+    var fault: HTTPStubFault?
     /// `chunkedDribbleDelay`: chunks, and the seconds over which they are sent.
     var dribble: (chunks: Int, duration: TimeInterval)?
 
@@ -86,6 +88,7 @@ struct ResponseSpec: Sendable {
                 storage.headers = headers
                 storage.body = body
             }
+            storage.fault = fault
             let delay = fixedDelay + (delayDistribution?.sample() ?? 0)
             storage.responseDelay = delay > 0 ? delay : nil
             if let dribble {

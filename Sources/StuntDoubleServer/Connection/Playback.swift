@@ -11,6 +11,8 @@ final class Playback {
         case response
         /// A stub's error: the connection closes without a response at the deadline.
         case failure(any Error, NIODeadline)
+        /// A stub's fault, committed on the wire at the deadline; the error is what in-process clients get.
+        case fault(HTTPStubFault, any Error, NIODeadline)
     }
 
     struct TimedChunk {
@@ -80,8 +82,13 @@ final class Playback {
         answer = .stub(plan.stub, note: nil)
         switch plan.action {
         case .fail(let error):
-            kind = .failure(error, deadline(plan.responseDeadline))
-            answer = .stub(plan.stub, note: ": error \(error), so the connection closes without a response")
+            if let fault = plan.fault {
+                kind = .fault(fault, error, deadline(plan.responseDeadline))
+                answer = .stub(plan.stub, note: ": fault \(fault)")
+            } else {
+                kind = .failure(error, deadline(plan.responseDeadline))
+                answer = .stub(plan.stub, note: ": error \(error), so the connection closes without a response")
+            }
         case .respond(let response):
             if let problem = Self.problem(with: response) {
                 prepareText(

@@ -265,6 +265,16 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             close(context: context)
             return
         }
+        if case .fault(let fault, let error, let deadline) = playback.kind {
+            if now < deadline {
+                playback.timer = schedule(at: deadline, context: context)
+                return
+            }
+            finish(playback, error: error)
+            self.playback = nil
+            commit(fault, context: context)
+            return
+        }
         if !playback.headWritten {
             if now < playback.headDeadline {
                 playback.timer = schedule(at: playback.headDeadline, context: context)
@@ -311,6 +321,49 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
     }
+
+    /// Breaks the connection as a faulty server would (WireMock's faults): bytes go straight to the socket,
+    /// past the HTTP encoder.
+    private func commit(_ fault: HTTPStubFault, context: ChannelHandlerContext) {
+        state = .finishing
+        switch fault {
+        case .connectionResetByPeer:
+            // SO_LINGER with a zero timeout: close() sends a reset instead of a FIN.
+            guard let provider = context.channel as? any SocketOptionProvider else {
+                close(context: context)
+                return
+            }
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { [self] _ in
+                close(context: context)
+            }
+        case .malformedResponseChunk, .randomDataThenClose:
+            var bytes = ByteBuffer()
+            if fault == .malformedResponseChunk {
+                bytes.writeString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            }
+            bytes.writeBytes(Self.garbage)
+            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                close(context: context)
+                return
+            }
+            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { [self] _ in
+                close(context: context)
+            }
+        default:
+            close(context: context)
+        }
+    }
+
+    /// What a faulty server sends instead of a response: 1,024 bytes that are neither HTTP nor a chunk, the
+    /// same every time (a linear congruential sequence), so that tests behave the same on every run.
+    static let garbage: [UInt8] = {
+        var state: UInt32 = 0x5EED
+        return (0..<1024).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24) | 0x80
+        }
+    }()
 
     private func schedule(at deadline: NIODeadline, context: ChannelHandlerContext) -> Scheduled<Void> {
         context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in

@@ -2,14 +2,12 @@ import Foundation
 
 extension StubFileReader {
     static let responseKeys = [
-        "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
+        "fault", "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
         "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "transformerParameters",
         "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove", "fromConfiguredStub",
     ]
 
     static let unsupportedResponseKeys = [
-        "fault": "faults are not supported yet, and WireMock would break the connection: remove the fault, or keep "
-            + "this file for WireMock",
         "proxyBaseUrl": "proxying is not supported yet, and WireMock would forward the request: stub the response "
             + "instead",
         "transformers": "response templating is not supported yet, and WireMock would render the templates: "
@@ -36,6 +34,20 @@ extension StubFileReader {
         }
         if let headers = fields["headers"] {
             response.headers = readHeaders(headers, field: Self.join(field, "headers"))
+        }
+        if let faultNode = fields["fault"], let name = strictString(faultNode, Self.join(field, "fault"), "fault") {
+            let fault = HTTPStubFault(rawValue: name)
+            if HTTPStubFault.allCases.contains(fault) {
+                response.fault = fault
+            } else {
+                var message =
+                    "\"\(name)\" is not a fault; use one of "
+                    + HTTPStubFault.allCases.map(\.rawValue).joined(separator: ", ")
+                if let suggestion = Self.suggestion(for: name, among: HTTPStubFault.allCases.map(\.rawValue)) {
+                    message += " (did you mean \(suggestion)?)"
+                }
+                error(faultNode, Self.join(field, "fault"), message)
+            }
         }
         readBody(fields, field: field, into: &response)
         readTiming(fields, field: field, into: &response)
