@@ -47,37 +47,52 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log each request (for benchmarks).")
     var quiet = false
 
+    @Flag(name: .customLong("no-admin"), help: "Turn off WireMock's admin API and the traffic page (/__admin/).")
+    var noAdmin = false
+
+    @Option(
+        help:
+            "A token every admin call must carry (Authorization: Bearer TOKEN); needed with --host other than loopback."
+    )
+    var adminToken: String?
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label)
             handler.logLevel = verbose ? .debug : quiet ? .warning : .info
             return handler
         }
-        let files: StubFiles
+        let folder: URL
+        let display: String
         if let root {
-            files = StubFiles(path: root)
+            (folder, display) = (URL(fileURLWithPath: root), root)
         } else {
             guard let examples = Bundle.module.url(forResource: "Examples", withExtension: nil) else {
                 throw ValidationError("The bundled examples are missing from this build; pass --root DIR.")
             }
-            files = StubFiles(root: examples, displayPath: "examples")
-        }
-        for diagnostic in files.diagnostics {
-            printError(diagnostic.description)
-        }
-        let stubber = HTTPStubber()
-        let mappings: [StubMapping]
-        do {
-            mappings = try stubber.load(files)
-        } catch {
-            printError(
-                "error: not serving: the stub files have errors (listed above); `stuntdouble check` lists them too.")
-            throw ExitCode.failure
+            (folder, display) = (examples, "examples")
         }
         var configuration = HTTPStubServer.Configuration(
             host: host, port: port, maximumRequestBodySize: maxBodySize, threads: threads)
         configuration.logger = Logger(label: "stuntdouble")
-        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        configuration.isAdminAPIEnabled = !noAdmin
+        configuration.adminToken = adminToken
+        let server = HTTPStubServer(configuration: configuration)
+        let files: StubFiles
+        do {
+            files = try server.loadStubFiles(at: folder, displayPath: display)
+        } catch {
+            for diagnostic in error.diagnostics {
+                printError(diagnostic.description)
+            }
+            if error.diagnostics.isEmpty { printError("error: \(error.message)") }
+            printError(
+                "error: not serving: the stub files have errors (listed above); `stuntdouble check` lists them too.")
+            throw ExitCode.failure
+        }
+        for diagnostic in files.diagnostics {
+            printError(diagnostic.description)
+        }
         let baseURL: URL
         do {
             baseURL = try await server.start()
@@ -85,27 +100,43 @@ struct Serve: AsyncParsableCommand {
             printError("error: \(error.message)")
             throw ExitCode.failure
         }
+        let count = files.mappingCount
         say(
-            "Serving \(mappings.count) stub\(mappings.count == 1 ? "" : "s") from \(root ?? "the bundled examples") on \(baseURL.absoluteString)"
+            "Serving \(count) stub\(count == 1 ? "" : "s") from \(root ?? "the bundled examples") on \(baseURL.absoluteString)"
         )
-        let width = mappings.map(\.requestSummary.count).max() ?? 0
-        for mapping in mappings {
-            let summary = mapping.requestSummary.padding(toLength: width, withPad: " ", startingAt: 0)
-            say("  \(summary)  \(mapping.name.map { "\"\($0)\" " } ?? "")(\(mapping.file):\(mapping.line))")
+        let summaries = files.specs.map { "\($0.method?.rawValue ?? "ANY") \($0.urlSummary)" }
+        let width = summaries.map(\.count).max() ?? 0
+        for (spec, summary) in zip(files.specs, summaries) {
+            let padded = summary.padding(toLength: width, withPad: " ", startingAt: 0)
+            say("  \(padded)  \(spec.name.map { "\"\($0)\" " } ?? "")(\(spec.file):\(spec.line))")
         }
         if !files.warnings.isEmpty {
-            say(
-                "\(files.warnings.count) warning\(files.warnings.count == 1 ? "" : "s") (above): the files serve, but probably not as meant."
-            )
+            let warnings = files.warnings.count
+            say("\(warnings) warning\(warnings == 1 ? "" : "s") (above): the files serve, but probably not as meant.")
+        }
+        if !noAdmin {
+            say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
         say("Press Ctrl-C to stop.")
-        let signal = await Self.waitForTermination()
-        say("\(signal): stopping (responses in progress get up to 5 seconds)")
-        await server.stop(gracePeriod: .seconds(5))
+        // Whichever comes first: a signal, or a shutdown through the admin API (which stops the server itself).
+        await withTaskGroup(of: String?.self) { group in
+            group.addTask { await Self.waitForTermination() }
+            group.addTask {
+                await server.waitUntilStopped()
+                return nil
+            }
+            if let signal = await group.next() ?? nil {
+                say("\(signal): stopping (responses in progress get up to 5 seconds)")
+                await server.stop(gracePeriod: .seconds(5))
+            } else {
+                say("stopped: shutdown asked for through the admin API")
+            }
+            group.cancelAll()
+        }
     }
 
     /// Waits for SIGINT or SIGTERM; returns its name.
-    static func waitForTermination() async -> String {
+    static func waitForTermination() async -> String? {
         let (signals, continuation) = AsyncStream<String>.makeStream()
         let queue = DispatchQueue(label: "stuntdouble.signals")
         var sources: [any DispatchSourceSignal] = []
@@ -117,7 +148,8 @@ struct Serve: AsyncParsableCommand {
             sources.append(source)
         }
         var iterator = signals.makeAsyncIterator()
-        let name = await iterator.next() ?? "SIGTERM"
+        // nil when the task is cancelled (the server stopped first).
+        let name = await iterator.next()
         withExtendedLifetime(sources) {}
         return name
     }

@@ -27,6 +27,12 @@ extension HTTPStubServer {
         public var threads: Int
         /// Where the server logs: one line per request at `info`, details at `debug`. Silent by default.
         public var logger: Logger
+        /// Whether the server answers WireMock's admin API and shows the traffic page under `/__admin/` (on by
+        /// default). Off, `/__admin/...` requests go to the stubs like any other.
+        public var isAdminAPIEnabled = true
+        /// A token every admin call must carry as `Authorization: Bearer <token>`; the server refuses to start
+        /// on an address other than loopback with the admin API on and no token.
+        public var adminToken: String?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -51,6 +57,11 @@ extension HTTPStubServer {
             self.logger = logger
         }
 
+        /// Whether an address is this machine's loopback.
+        static func isLoopback(_ host: String) -> Bool {
+            host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        }
+
         /// Why the configuration cannot be used, or `nil`.
         var problem: String? {
             if !(0...65535).contains(port) { return "port \(port) is not a port; use 0 to 65535 (0 picks a free one)" }
@@ -58,6 +69,12 @@ extension HTTPStubServer {
             if maximumHeaderSize < 64 { return "maximumHeaderSize is \(maximumHeaderSize); use 64 bytes or more" }
             if idleTimeout <= .zero { return "idleTimeout must be above zero" }
             if threads < 1 { return "threads is \(threads); use 1 or more" }
+            if let adminToken, adminToken.isEmpty { return "adminToken is empty; give a token, or nil for none" }
+            if isAdminAPIEnabled, adminToken == nil, !Self.isLoopback(host) {
+                return "it would listen on \(host) with an open admin API, so anyone who reaches the address could "
+                    + "change the stubs and read every request: give an admin token (adminToken, --admin-token), turn "
+                    + "the admin API off (isAdminAPIEnabled, --no-admin), or listen on 127.0.0.1"
+            }
             return nil
         }
     }

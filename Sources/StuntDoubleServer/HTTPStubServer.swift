@@ -48,6 +48,9 @@ public final class HTTPStubServer: Sendable {
     }
 
     private let phase = NIOLockedValueBox(Phase.idle)
+    /// Who waits for the server to stop.
+    private let stopWaiters = NIOLockedValueBox<(stopped: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+        (false, []))
     private let core: ServerCore
     private let threadNames = NIOLockedValueBox<String?>(nil)
 
@@ -65,6 +68,25 @@ public final class HTTPStubServer: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         core = ServerCore(stubber: stubber, configuration: configuration)
+        if configuration.isAdminAPIEnabled {
+            let api = AdminAPI(store: core.store, core: core)
+            core.admin.withLockedValue { $0 = api }
+        }
+        let hook: @Sendable () async -> Void = { [weak self] in await self?.stop(gracePeriod: .seconds(5)) }
+        core.shutdown.withLockedValue { $0.run = hook }
+    }
+
+    /// Loads stub files (WireMock's `mappings/` and `__files/`) into the server's stubber, and makes the folder
+    /// the admin API's: `POST /__admin/mappings/reset` reads it again, `POST /__admin/mappings/save` writes
+    /// mappings made through the API into it.
+    /// - Parameters:
+    ///   - root: The folder holding `mappings/`.
+    ///   - displayPath: How diagnostics and listings name the folder; its path by default.
+    /// - Returns: The files read, with their warnings.
+    /// - Throws: ``HTTPStubberError`` with code `invalidStubFile` when the files have errors; nothing is loaded.
+    @discardableResult
+    public func loadStubFiles(at root: URL, displayPath: String? = nil) throws(HTTPStubberError) -> StubFiles {
+        try core.store.load(root: root, displayPath: displayPath ?? root.path)
     }
 
     /// The server's base URL (`http://127.0.0.1:54321`) while it runs, or `nil`.
@@ -166,6 +188,23 @@ public final class HTTPStubServer: Sendable {
         await core.connections.closeAll()
         try? await running.group.shutdownGracefully()
         configuration.logger.info("stopped")
+        let waiters = stopWaiters.withLockedValue { state in
+            state.stopped = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until the server has stopped (by ``stop(gracePeriod:)`` or `POST /__admin/shutdown`).
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            let stopped = stopWaiters.withLockedValue { state in
+                if !state.stopped { state.waiters.append(continuation) }
+                return state.stopped
+            }
+            if stopped { continuation.resume() }
+        }
     }
 }
 
@@ -207,12 +246,42 @@ final class ServerCore: Sendable {
     let authority = NIOLockedValueBox("127.0.0.1")
     let connections = ConnectionTracker()
 
+    /// The mappings the admin API manages.
+    let store: MappingStore
+    /// The admin API, when it is on.
+    let admin = NIOLockedValueBox<AdminAPI?>(nil)
+    /// Journal entry number → the client's address, for the admin API.
+    let clients = NIOLockedValueBox([Int: String]())
+    /// A delay added to every stubbed response (the admin API's `fixedDelay` setting).
+    let globalDelay = NIOLockedValueBox(Duration.zero)
+    /// What `POST /__admin/shutdown` does.
+    let shutdown = NIOLockedValueBox(ShutdownHook())
+
+    struct ShutdownHook: Sendable {
+        var run: (@Sendable () async -> Void)?
+    }
+
     init(stubber: HTTPStubber, configuration: HTTPStubServer.Configuration) {
         self.stubber = stubber
         self.configuration = configuration
+        store = MappingStore(stubber: stubber)
     }
 
     var logger: Logger { configuration.logger }
+
+    /// The admin API asked the server to stop.
+    func shutdownRequested() async {
+        await shutdown.withLockedValue { $0 }.run?()
+    }
+
+    /// Remembers a request's client address, forgetting those the journal no longer holds.
+    func recordClient(_ address: String, entry: Int) {
+        let capacity = stubber.journalCapacity
+        clients.withLockedValue { clients in
+            clients[entry] = address
+            clients[entry - capacity - 1] = nil
+        }
+    }
 
     /// Sets up a new connection's pipeline.
     func configure(_ channel: any Channel) throws {

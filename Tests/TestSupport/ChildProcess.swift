@@ -150,6 +150,25 @@ public final class ChildProcess: @unchecked Sendable {
         return reap()
     }
 
+    /// Whether a program runs and exits 0 (within 60 seconds), waiting for it on this thread: for test
+    /// conditions, which are not `async`.
+    /// - Parameters:
+    ///   - program: The program's name or path.
+    ///   - arguments: Its arguments.
+    /// - Returns: Whether it exited 0.
+    public static func succeeds(_ program: String, _ arguments: [String]) -> Bool {
+        guard let process = try? ChildProcess(program, arguments) else { return false }
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning {
+            if Date() > deadline {
+                process.signal(SIGKILL)
+                return false
+            }
+            usleep(10_000)
+        }
+        return process.reap() == 0
+    }
+
     /// Runs a program to its end.
     /// - Returns: Its exit status (`nil` when it had to be killed after `timeout`) and outputs.
     public static func run(_ program: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws

@@ -1,9 +1,11 @@
+import Foundation
+
 /// A JSON value as written: each value and key with its byte offset in the text, object members in the
 /// order written, a key written twice kept twice. What stub files are read into, so that every diagnostic can
 /// name its line and column, and what ``JSONValue`` is made from.
-struct JSONNode: Sendable {
+package struct JSONNode: Sendable {
     /// What the node holds.
-    indirect enum Kind: Sendable {
+    package indirect enum Kind: Sendable {
         case null
         case bool(Bool)
         case number(JSONNumber)
@@ -13,34 +15,45 @@ struct JSONNode: Sendable {
     }
 
     /// An object member.
-    struct Member: Sendable {
-        let key: String
+    package struct Member: Sendable {
+        package let key: String
         /// Where the key starts in the text (its opening quote).
-        let keyOffset: Int
-        let value: JSONNode
+        package let keyOffset: Int
+        package let value: JSONNode
+
+        package init(key: String, keyOffset: Int = 0, value: JSONNode) {
+            self.key = key
+            self.keyOffset = keyOffset
+            self.value = value
+        }
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// Where the value starts in the text.
-    let offset: Int
+    package let offset: Int
+
+    package init(kind: Kind, offset: Int = 0) {
+        self.kind = kind
+        self.offset = offset
+    }
 
     /// The members of an object, or `nil`.
-    var members: [Member]? {
+    package var members: [Member]? {
         if case .object(let members) = kind { members } else { nil }
     }
 
     /// The items of an array, or `nil`.
-    var items: [JSONNode]? {
+    package var items: [JSONNode]? {
         if case .array(let items) = kind { items } else { nil }
     }
 
     /// The string, or `nil`.
-    var string: String? {
+    package var string: String? {
         if case .string(let string) = kind { string } else { nil }
     }
 
     /// The last member with a key (as JSON readers that let the last duplicate win do), or `nil`.
-    subscript(key: String) -> JSONNode? {
+    package subscript(key: String) -> JSONNode? {
         members?.last { $0.key == key }?.value
     }
 
@@ -104,5 +117,100 @@ struct LineTable: Sendable {
             }
         }
         return TextPosition(line: low + 1, column: max(offset, 0) - starts[low] + 1)
+    }
+}
+
+// MARK: - Writing
+
+extension JSONNode {
+    /// A string value.
+    package static func string(_ text: String) -> JSONNode { JSONNode(kind: .string(text)) }
+    /// A whole-number value.
+    package static func number(_ value: Int) -> JSONNode { JSONNode(kind: .number(JSONNumber(text: String(value)))) }
+    /// A number value, as written.
+    package static func number(text: String) -> JSONNode { JSONNode(kind: .number(JSONNumber(text: text))) }
+    /// A boolean value.
+    package static func bool(_ value: Bool) -> JSONNode { JSONNode(kind: .bool(value)) }
+    /// `null`.
+    package static let null = JSONNode(kind: .null)
+    /// An array.
+    package static func array(_ items: [JSONNode]) -> JSONNode { JSONNode(kind: .array(items)) }
+    /// An object, members in order.
+    package static func object(_ members: [(String, JSONNode)]) -> JSONNode {
+        JSONNode(kind: .object(members.map { Member(key: $0.0, value: $0.1) }))
+    }
+    /// A string, or `null` for `nil`.
+    package static func string(orNull text: String?) -> JSONNode { text.map(string) ?? .null }
+
+    /// The object with a member set: replaced where it is, or added at the front (or the end).
+    package func setting(_ key: String, to value: JSONNode, atFront: Bool = true) -> JSONNode {
+        guard let members else { return self }
+        if members.contains(where: { $0.key == key }) {
+            return JSONNode(
+                kind: .object(members.map { $0.key == key ? Member(key: key, value: value) : $0 }), offset: offset)
+        }
+        let member = Member(key: key, value: value)
+        return JSONNode(kind: .object(atFront ? [member] + members : members + [member]), offset: offset)
+    }
+
+    /// The object without a member.
+    package func removing(_ key: String) -> JSONNode {
+        guard let members else { return self }
+        return JSONNode(kind: .object(members.filter { $0.key != key }), offset: offset)
+    }
+
+    /// The value as JSON text: compact, or pretty (two spaces, as WireMock writes files); object members in
+    /// their order, or sorted by key. Of members written twice, the last is written, where the first was.
+    package func rendered(pretty: Bool = false, sortedKeys: Bool = false) -> String {
+        var output = ""
+        render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: 0)
+        return output
+    }
+
+    private func render(into output: inout String, pretty: Bool, sortedKeys: Bool, depth: Int) {
+        let newline = pretty ? "\n" + String(repeating: "  ", count: depth + 1) : ""
+        let closing = pretty ? "\n" + String(repeating: "  ", count: depth) : ""
+        switch kind {
+        case .null: output += "null"
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .number(let number): output += number.text
+        case .string(let text): output += JSONValue.string(text).description
+        case .array(let items):
+            guard !items.isEmpty else {
+                output += "[]"
+                return
+            }
+            output += "["
+            for (index, item) in items.enumerated() {
+                output += (index == 0 ? "" : ",") + newline
+                item.render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: depth + 1)
+            }
+            output += closing + "]"
+        case .object(let members):
+            var order: [String] = []
+            var last: [String: JSONNode] = [:]
+            for member in members {
+                if last[member.key] == nil { order.append(member.key) }
+                last[member.key] = member.value
+            }
+            if sortedKeys { order.sort() }
+            guard !order.isEmpty else {
+                output += "{}"
+                return
+            }
+            output += "{"
+            for (index, key) in order.enumerated() {
+                output += (index == 0 ? "" : ",") + newline + JSONValue.string(key).description + (pretty ? ": " : ":")
+                last[key]?.render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: depth + 1)
+            }
+            output += closing + "}"
+        }
+    }
+
+    /// Parses JSON as WireMock reads it (comments, single quotes), or `nil`.
+    package static func parse(lenient data: Data) -> JSONNode? {
+        var parser = JSONParser(bytes: Array(data), options: .wireMock)
+        guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
+        return node
     }
 }

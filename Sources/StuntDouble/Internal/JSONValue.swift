@@ -109,18 +109,22 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A JSON number, kept as written and compared by value.
-struct JSONNumber: Hashable, Sendable {
-    let text: String
+package struct JSONNumber: Hashable, Sendable {
+    package let text: String
+
+    package init(text: String) {
+        self.text = text
+    }
 
     private var integer: Int64? { Int64(text) }
     private var double: Double { Double(text) ?? .nan }
 
-    static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
+    package static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         if let left = lhs.integer, let right = rhs.integer { return left == right }
         return lhs.double == rhs.double
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         if let integer {
             hasher.combine(Double(integer))
         } else {

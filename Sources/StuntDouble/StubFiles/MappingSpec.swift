@@ -6,25 +6,25 @@ import FoundationNetworking
 
 /// One stub mapping as read from a file, before it becomes a stub: plain values, so that files are read
 /// once and their mappings installed in any number of stubbers (each with its own scenarios).
-struct MappingSpec: Sendable {
-    var id: UUID
-    var name: String?
+package struct MappingSpec: Sendable {
+    package var id: UUID
+    package var name: String?
     /// WireMock's priority: 1 is the highest, 5 the default.
-    var priority: Int?
-    var scenarioName: String?
-    var requiredScenarioState: String?
-    var newScenarioState: String?
+    package var priority: Int?
+    package var scenarioName: String?
+    package var requiredScenarioState: String?
+    package var newScenarioState: String?
     /// The method, or `nil` for any (`"ANY"` or none).
-    var method: HTTPMethod?
+    package var method: HTTPMethod?
     var matchers: [any HTTPStubMatcherProtocol] = []
     /// The URL the mapping matches, as listings show it: `/users/{id}`, `/users/[0-9]+ (regex)`.
-    var urlSummary = "any URL"
+    package var urlSummary = "any URL"
     var response = ResponseSpec()
     /// Where the mapping is: the file as displayed, and its line.
-    var file: String
-    var line: Int
+    package var file: String
+    package var line: Int
     /// The mapping's JSON as written (for listings).
-    var json: JSONNode
+    package var json: JSONNode
 
     /// The priority StuntDouble uses for a WireMock priority: WireMock's 1 (highest) to 5 (the default) and
     /// beyond become 4 to 0 and below, so that a file's default and a Swift stub's default (0) are equal and
@@ -125,7 +125,7 @@ public struct StubMapping: Sendable, Identifiable, CustomStringConvertible {
 
 extension MappingSpec {
     /// The stub this mapping makes in a stubber (whose scenarios it joins by name).
-    func makeStub(scenarios: (String) -> HTTPStubScenario) -> HTTPStubRequest {
+    package func makeStub(scenarios: (String) -> HTTPStubScenario) -> HTTPStubRequest {
         let stub = HTTPStubRequest(
             name: name, priority: Self.stuntDoublePriority(priority), fileID: file, line: line, mappingID: id)
         for matcher in matchers {

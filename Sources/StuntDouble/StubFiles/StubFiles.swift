@@ -20,7 +20,7 @@ public struct StubFiles: Sendable {
     public let files: [String]
     /// The mappings that can be served, in the order they are added (files sorted by path, then in the order
     /// written): at equal priority, the last one added wins.
-    let specs: [MappingSpec]
+    package let specs: [MappingSpec]
 
     /// How many mappings can be served.
     public var mappingCount: Int { specs.count }
@@ -141,7 +141,7 @@ public struct StubFiles: Sendable {
     ///   - json: The text.
     ///   - name: How diagnostics name the text.
     ///   - filesDirectory: The `__files` folder for `bodyFileName`, if any.
-    init(json: Data, name: String, filesDirectory: URL?) {
+    package init(json: Data, name: String, filesDirectory: URL?) {
         root = filesDirectory?.deletingLastPathComponent() ?? URL(fileURLWithPath: "/")
         var reader = StubFileReader(file: name, bytes: Array(json), filesDirectory: filesDirectory)
         reader.read()

@@ -271,6 +271,15 @@ public final class HTTPStubber: Sendable {
         }
     }
 
+    /// The stubs closest to a request and what differed, without deciding it: nothing is recorded, counted
+    /// or moved. For the admin API's near misses.
+    package func nearMisses(for request: HTTPIncomingRequest) -> HTTPUnmatchedRequestReport {
+        let (stubs, ignoreRules) = state.withLock { ($0.stubs, $0.ignoreRules) }
+        let available = usage.withLock { $0.availability }
+        return HTTPUnmatchedRequestReport(
+            request: request, registry: stubs.registry, ignoreRules: ignoreRules, availability: available)
+    }
+
     /// Records how the delivery of a journal entry ended.
     /// - Parameters:
     ///   - entry: The entry's number, from `decide`.

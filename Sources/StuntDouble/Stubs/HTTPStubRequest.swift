@@ -153,6 +153,13 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
         }
     }
 
+    /// Gives the stub everything another stub says (matchers, responses, name, priority, limits, scenario
+    /// rules), keeping its own identity, place and mapping id: how the admin API edits a mapping in place.
+    package func adopt(_ other: HTTPStubRequest) {
+        let definition = other.snapshot().definition
+        update { $0 = definition }
+    }
+
     func snapshot() -> (definition: StubDefinition, version: UInt64) {
         state.withLock { ($0.definition, $0.version) }
     }

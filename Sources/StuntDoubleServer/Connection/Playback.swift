@@ -55,6 +55,9 @@ final class Playback {
     var isFinished = false
     var timer: Scheduled<Void>?
 
+    /// Added to every deadline of a stub's plan (the admin API's global `fixedDelay`).
+    private var shift = Duration.zero
+
     init(
         requestHead: HTTPRequestHead, request: HTTPIncomingRequest, entry: Int, receivedAt: NIODeadline,
         received: ContinuousClock.Instant
@@ -73,12 +76,13 @@ final class Playback {
     }
 
     private func deadline(_ offset: Duration) -> NIODeadline {
-        let (seconds, attoseconds) = offset.components
+        let (seconds, attoseconds) = (offset + shift).components
         return receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// Prepares a stub's plan.
     func prepare(_ plan: HTTPResponsePlan, core: ServerCore) {
+        shift = core.globalDelay.withLockedValue { $0 }
         answer = .stub(plan.stub, note: nil)
         switch plan.action {
         case .fail(let error):
@@ -120,10 +124,19 @@ final class Playback {
 
     /// Prepares a plain-text response of the server's own, due now.
     func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
+        prepareRaw(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8), outcome: outcome)
+    }
+
+    /// Prepares a response of the server's own (an admin API answer), due now.
+    func prepareRaw(
+        status: HTTPResponseStatus, contentType: String, body: Data, headers extra: [(String, String)] = [],
+        outcome: String
+    ) {
         answer = .text(outcome)
         var headers = NIOHTTP1.HTTPHeaders()
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        body = Data(text.utf8)
+        headers.add(name: "Content-Type", value: contentType)
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        self.body = body
         headers.add(name: "Content-Length", value: String(body.count))
         chunks = requestHead.method == .HEAD ? [] : [TimedChunk(range: 0..<body.count, deadline: receivedAt)]
         setHead(status: status, headers: headers, deadline: receivedAt)

@@ -198,6 +198,10 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: - Answering
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        if let admin = core.admin.withLockedValue({ $0 }), Self.isAdminTarget(head.uri) {
+            respondAdmin(admin, head: head, body: body, context: context)
+            return
+        }
         let receivedAt = NIODeadline.now()
         let received = ContinuousClock.now
         let request: HTTPIncomingRequest
@@ -214,6 +218,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
+        if core.admin.withLockedValue({ $0 != nil }), let address = context.channel.remoteAddress?.ipAddress {
+            core.recordClient(address, entry: entry)
+        }
         if core.logger.logLevel <= .debug {
             let headers = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
             core.logger.debug(
@@ -247,6 +254,47 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         self.playback = playback
         advance(context: context)
+    }
+
+    /// Whether a request target is the admin API's: `/__admin` or under it.
+    static func isAdminTarget(_ target: String) -> Bool {
+        target == "/__admin" || target.hasPrefix("/__admin/") || target.hasPrefix("/__admin?")
+    }
+
+    /// Answers an admin API request: off the event loop (saving and resetting touch files), then back on it.
+    private func respondAdmin(
+        _ admin: AdminAPI, head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext
+    ) {
+        var path = String(head.uri.dropFirst("/__admin".count))
+        var query: [String: String] = [:]
+        if let mark = path.firstIndex(of: "?") {
+            for item in URLComponents(string: "http://x/" + path[mark...])?.queryItems ?? [] {
+                query[item.name] = item.value ?? ""
+            }
+            path = String(path[..<mark])
+        }
+        var headers = StuntDouble.HTTPHeaders()
+        for (name, value) in head.headers {
+            headers.add(name: .init(rawValue: name), value: value)
+        }
+        let request = AdminRequest(
+            method: head.method.rawValue, path: path.removingPercentEncoding ?? path, query: query, headers: headers,
+            body: Data(body.readableBytesView))
+        let answered = context.eventLoop.makePromise(of: AdminResponse.self)
+        answered.completeWithTask { await admin.handle(request) }
+        answered.futureResult.assumeIsolated().whenSuccess { [self] response in
+            guard case .responding = state else { return }
+            let incoming = try? HTTPIncomingRequest(method: .get, url: URL(string: "http://admin/")!)
+            let playback = Playback(
+                requestHead: head, request: incoming!, entry: 0, receivedAt: .now(), received: .now)
+            playback.isFinished = true  // not in the journal: WireMock does not journal admin calls
+            playback.prepareRaw(
+                status: HTTPResponseStatus(statusCode: response.status), contentType: response.contentType,
+                body: response.body, headers: response.headers, outcome: "admin")
+            core.logger.info("\(head.method.rawValue) \(head.uri) → \(response.status) admin")
+            self.playback = playback
+            advance(context: context)
+        }
     }
 
     /// Writes whatever of the response is due, then waits for the next deadline or for the socket to take

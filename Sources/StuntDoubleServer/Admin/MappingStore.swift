@@ -1,0 +1,307 @@
+import Foundation
+import NIOConcurrencyHelpers
+import StuntDouble
+
+/// The stub mappings a server serves from files and from its admin API: each one's JSON, the stub it became,
+/// and where it came from, so that the admin API can list, edit, remove, reset them to the files and save
+/// them back.
+final class MappingStore: Sendable {
+    /// One mapping.
+    struct Entry: Sendable {
+        let id: UUID
+        /// The mapping as WireMock's admin API shows it: as written, with its `id` and `uuid`.
+        var json: JSONNode
+        let stub: HTTPStubRequest
+        var spec: MappingSpec
+        var origin: Origin
+        /// Whether the mapping changed since it was read from (or saved to) its file.
+        var isUnsaved: Bool
+    }
+
+    /// Where a mapping came from.
+    enum Origin: Sendable, Equatable {
+        /// A file under `mappings/` (relative path), holding one mapping or a list.
+        case file(String, isList: Bool)
+        /// The admin API.
+        case api
+    }
+
+    /// Why an admin change was refused.
+    enum Failure: Error {
+        /// The JSON has errors; each diagnostic says where and why.
+        case invalid([StubFileDiagnostic])
+        /// No mapping has the id.
+        case notFound
+        /// The server has no root folder to read or write.
+        case noRoot
+        /// A file could not be written.
+        case io(String)
+    }
+
+    private struct State: Sendable {
+        /// In the order added (the last wins at equal priority).
+        var entries: [Entry] = []
+        var root: URL?
+        var rootDisplay = ""
+    }
+
+    let stubber: HTTPStubber
+    private let state = NIOLockedValueBox(State())
+
+    init(stubber: HTTPStubber) {
+        self.stubber = stubber
+    }
+
+    /// The root folder, once stub files were loaded.
+    var root: URL? { state.withLockedValue { $0.root } }
+
+    private var filesDirectory: URL? { root?.appendingPathComponent("__files") }
+
+    /// Loads the stub files of a root folder and remembers it for `reset` and `save`.
+    func load(root: URL, displayPath: String) throws(HTTPStubberError) -> StubFiles {
+        let files = StubFiles(root: root, displayPath: displayPath)
+        let errors = files.errors
+        guard errors.isEmpty else {
+            _ = try stubber.load(files)  // throws, with every diagnostic
+            return files
+        }
+        let mappingsFolder =
+            FileManager.default.fileExists(atPath: root.appendingPathComponent("mappings").path)
+            ? root.appendingPathComponent("mappings") : root
+        let entries = files.specs.map { spec in
+            let relative = Self.relativePath(of: spec.file, display: displayPath)
+            let isList = Self.isList(mappingsFolder.appendingPathComponent(relative))
+            return add(spec, origin: .file(relative, isList: isList), unsaved: false)
+        }
+        state.withLockedValue { state in
+            state.root = root
+            state.rootDisplay = displayPath
+            state.entries += entries
+        }
+        return files
+    }
+
+    /// The path of a mapping file relative to `mappings/`, from the path diagnostics show.
+    private static func relativePath(of file: String, display: String) -> String {
+        for prefix in [display + "/mappings/", display + "/"] where file.hasPrefix(prefix) {
+            return String(file.dropFirst(prefix.count))
+        }
+        return (file as NSString).lastPathComponent
+    }
+
+    private static func isList(_ file: URL) -> Bool {
+        guard let data = FileManager.default.contents(atPath: file.path), let node = JSONNode.parse(lenient: data)
+        else {
+            return false
+        }
+        return node["mappings"] != nil
+    }
+
+    /// Makes the stub of a spec and adds it to the stubber.
+    private func add(_ spec: MappingSpec, origin: Origin, unsaved: Bool) -> Entry {
+        let stub = spec.makeStub { self.stubber.scenario(named: $0) }
+        stubber.add(stub: stub)
+        return Entry(
+            id: spec.id, json: Self.json(of: spec), stub: stub, spec: spec, origin: origin, isUnsaved: unsaved)
+    }
+
+    /// The mapping's JSON with its id, as the admin API shows it.
+    private static func json(of spec: MappingSpec) -> JSONNode {
+        let id = JSONNode.string(spec.id.uuidString.lowercased())
+        return spec.json.setting("uuid", to: id).setting("id", to: id)
+    }
+
+    // MARK: - Reading
+
+    /// Every mapping, the one that wins at equal priority first (as WireMock lists them).
+    var entries: [Entry] {
+        state.withLockedValue { Array($0.entries.reversed()) }
+    }
+
+    func entry(id: UUID) -> Entry? {
+        state.withLockedValue { $0.entries.first { $0.id == id } }
+    }
+
+    /// The mapping a stub was made from, if it was.
+    func entry(for stub: HTTPStubRequest) -> Entry? {
+        guard let id = stub.mappingID else { return nil }
+        return state.withLockedValue { $0.entries.first { $0.id == id && $0.stub === stub } }
+    }
+
+    // MARK: - Changing
+
+    /// Reads mappings sent to the admin API: one mapping, or `{"mappings": [...]}`.
+    private func read(_ json: Data, name: String) -> Result<[MappingSpec], Failure> {
+        let files = StubFiles(json: json, name: name, filesDirectory: filesDirectory)
+        guard files.errors.isEmpty else { return .failure(.invalid(files.diagnostics)) }
+        // A mapping sent without an id gets a new, random one, as in WireMock.
+        let given = JSONNode.parse(lenient: json)
+        let written = given?["mappings"]?.items ?? given.map { [$0] } ?? []
+        return .success(
+            files.specs.enumerated().map { index, spec in
+                var spec = spec
+                let node = index < written.count ? written[index] : spec.json
+                if node["id"] == nil && node["uuid"] == nil { spec.id = UUID() }
+                return spec
+            })
+    }
+
+    /// Adds a mapping (`POST /__admin/mappings`).
+    func create(_ json: Data) -> Result<(Entry, [StubFileDiagnostic]), Failure> {
+        let diagnostics = StubFiles(json: json, name: "the request body", filesDirectory: filesDirectory).diagnostics
+        switch read(json, name: "the request body") {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(let specs):
+            guard let spec = specs.first else { return .failure(.invalid(diagnostics)) }
+            // A mapping with the id of one already here replaces it.
+            if entry(id: spec.id) != nil {
+                return replace(id: spec.id, with: spec).map { ($0, diagnostics) }
+            }
+            let entry = add(spec, origin: .api, unsaved: true)
+            state.withLockedValue { $0.entries.append(entry) }
+            return .success((entry, diagnostics))
+        }
+    }
+
+    /// Replaces a mapping, keeping its id and its place (`PUT /__admin/mappings/{id}`).
+    func replace(id: UUID, with json: Data) -> Result<Entry, Failure> {
+        switch read(json, name: "the request body") {
+        case .failure(let failure): return .failure(failure)
+        case .success(let specs):
+            guard var spec = specs.first else { return .failure(.invalid([])) }
+            spec.id = id
+            return replace(id: id, with: spec)
+        }
+    }
+
+    private func replace(id: UUID, with spec: MappingSpec) -> Result<Entry, Failure> {
+        state.withLockedValue { state in
+            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return .failure(.notFound) }
+            var entry = state.entries[index]
+            entry.stub.adopt(spec.makeStub { self.stubber.scenario(named: $0) })
+            entry.spec = spec
+            entry.json = Self.json(of: spec)
+            entry.isUnsaved = true
+            state.entries[index] = entry
+            return .success(entry)
+        }
+    }
+
+    /// Removes a mapping (`DELETE /__admin/mappings/{id}`). Its file, if any, stays.
+    func remove(id: UUID) -> Bool {
+        let removed: Entry? = state.withLockedValue { state in
+            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.entries.remove(at: index)
+        }
+        if let removed { stubber.remove(stub: removed.stub) }
+        return removed != nil
+    }
+
+    /// Removes every mapping (`DELETE /__admin/mappings`); stubs added in Swift stay.
+    func removeAll() {
+        let removed = state.withLockedValue { state in
+            defer { state.entries = [] }
+            return state.entries
+        }
+        for entry in removed { stubber.remove(stub: entry.stub) }
+    }
+
+    /// Removes every mapping and loads the root folder's files again (`POST /__admin/mappings/reset`).
+    func reset() throws(HTTPStubberError) {
+        removeAll()
+        let (root, display) = state.withLockedValue { ($0.root, $0.rootDisplay) }
+        if let root {
+            _ = try load(root: root, displayPath: display)
+        }
+    }
+
+    /// Writes every mapping added or changed through the admin API to the root folder
+    /// (`POST /__admin/mappings/save`): a new mapping to a file of its own, a changed one into the file it
+    /// came from. No file is ever deleted.
+    func save() -> Result<Int, Failure> {
+        guard let root else { return .failure(.noRoot) }
+        let folder = root.appendingPathComponent("mappings")
+        var written = 0
+        return state.withLockedValue { state -> Result<Int, Failure> in
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                // Changed mappings that came from files: each such file is written with its mappings now.
+                let changedFiles = Set(
+                    state.entries.compactMap { entry -> String? in
+                        guard entry.isUnsaved, case .file(let path, _) = entry.origin else { return nil }
+                        return path
+                    })
+                for path in changedFiles.sorted() {
+                    let members = state.entries.filter {
+                        if case .file(path, _) = $0.origin { true } else { false }
+                    }
+                    let isList =
+                        members.first.map { entry in
+                            if case .file(_, let isList) = entry.origin { isList } else { false }
+                        } ?? false
+                    let node: JSONNode =
+                        isList || members.count != 1
+                        ? .object([("mappings", .array(members.map(\.json)))]) : members[0].json
+                    try Data((node.rendered(pretty: true, sortedKeys: true) + "\n").utf8)
+                        .write(to: folder.appendingPathComponent(path), options: .atomic)
+                    written += members.count
+                }
+                for index in state.entries.indices where state.entries[index].isUnsaved {
+                    if case .api = state.entries[index].origin {
+                        let name = Self.fileName(for: state.entries[index])
+                        try Data((state.entries[index].json.rendered(pretty: true, sortedKeys: true) + "\n").utf8)
+                            .write(to: folder.appendingPathComponent(name), options: .atomic)
+                        state.entries[index].origin = .file(name, isList: false)
+                        written += 1
+                    }
+                    state.entries[index].isUnsaved = false
+                }
+                return .success(written)
+            } catch {
+                return .failure(.io("\(error)"))
+            }
+        }
+    }
+
+    /// `get-users-8c5db8b0.json`: the name (or method and URL) made file-safe, and the start of the id.
+    static func fileName(for entry: Entry) -> String {
+        let label = entry.spec.name ?? "\(entry.spec.method?.rawValue ?? "any") \(entry.spec.urlSummary)"
+        var slug = ""
+        for scalar in label.lowercased().unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar), scalar.isASCII {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        slug = String(slug.trimmingCharacters(in: CharacterSet(charactersIn: "-")).prefix(60))
+        return (slug.isEmpty ? "mapping" : slug) + "-" + entry.id.uuidString.lowercased().prefix(8) + ".json"
+    }
+
+    /// The mappings whose metadata satisfies a pattern (`find-by-metadata`, `remove-by-metadata`).
+    func entries(whereMetadata pattern: StubValuePattern) -> [Entry] {
+        entries.filter { entry in
+            pattern.matches(entry.json["metadata"].map { $0.rendered() })
+        }
+    }
+
+    // MARK: - Scenarios
+
+    /// Every scenario the mappings name: its current state and the states the mappings mention.
+    var scenarios: [(name: String, state: String, possibleStates: [String])] {
+        var states: [String: Set<String>] = [:]
+        for entry in entries {
+            guard let name = entry.spec.scenarioName else { continue }
+            states[name, default: ["Started"]].formUnion(
+                [entry.spec.requiredScenarioState, entry.spec.newScenarioState].compactMap { $0 })
+        }
+        for name in stubber.namedScenarios.keys where states[name] == nil {
+            states[name] = ["Started"]
+        }
+        return states.keys.sorted().map { name in
+            let scenario = stubber.scenario(named: name)
+            return (name, stubber.state(of: scenario), states[name, default: []].sorted())
+        }
+    }
+}

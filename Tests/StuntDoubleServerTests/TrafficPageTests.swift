@@ -1,0 +1,62 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StuntDouble
+import StuntDoubleServer
+import TestSupport
+import Testing
+
+/// The traffic page at `/__admin/`, in a real browser (headless Chromium, driven by Scripts/traffic-page-check).
+@Suite struct TrafficPageTests {
+    static let chromiumInstalled = ChildProcess.succeeds("chromium", ["--version"])
+
+    /// The repository's Scripts folder, found from this file.
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Scripts")
+
+    @Test func thePageLoadsNothingFromOutsideTheServer() async throws {
+        try await withStubServer { baseURL in
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: baseURL.absoluteString + "/__admin/"), timeout: .seconds(30))
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"] == ["text/html; charset=utf-8"])
+            let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            #expect(html.contains("<table id=\"requests\">"))
+            #expect(!html.contains("http://") && !html.contains("https://"), "no CDN, no outside address")
+        }
+    }
+
+    @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
+    func theJournalAndNearMissesShowLiveInABrowser() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("page-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        try Data(
+            #"{"mappings": [{"name": "list users", "request": {"method": "GET", "urlPath": "/users"}, "response": {"jsonBody": []}}, {"name": "broken", "request": {"urlPath": "/broken"}, "response": {"fault": "EMPTY_RESPONSE"}}]}"#
+                .utf8
+        ).write(to: root.appendingPathComponent("mappings/users.json"))
+        let server = HTTPStubServer()
+        try server.loadStubFiles(at: root)
+        let baseURL = try await server.start()
+        _ = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/users"), timeout: .seconds(30))
+        _ = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/userz"), timeout: .seconds(30))
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("page-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: screenshot) }
+        let result = try await ChildProcess.run(
+            Self.scripts.appendingPathComponent("traffic-page-check").path,
+            [baseURL.absoluteString, "--screenshot", screenshot.path], timeout: .seconds(120))
+        await server.stop()
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(
+            result.output.split(separator: "\n").map(String.init) == [
+                "ok: the page lists the stubs", "ok: the page lists the requests already received",
+                "ok: a new request appears without reloading", "ok: an unmatched request says so",
+                "ok: clicking it shows the near-miss report", "ok: screenshot saved",
+            ], "\(result.output)\(result.error)")
+        let png = try Data(contentsOf: screenshot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+}
