@@ -83,7 +83,7 @@ public final class HTTPStubServer: Sendable {
     ///   - root: The folder holding `mappings/`.
     ///   - displayPath: How diagnostics and listings name the folder; its path by default.
     /// - Returns: The files read, with their warnings.
-    /// - Throws: ``HTTPStubberError`` with code `invalidStubFile` when the files have errors; nothing is loaded.
+    /// - Throws: `HTTPStubberError` with code `invalidStubFile` when the files have errors; nothing is loaded.
     @discardableResult
     public func loadStubFiles(at root: URL, displayPath: String? = nil) throws(HTTPStubberError) -> StubFiles {
         try core.store.load(root: root, displayPath: displayPath ?? root.path)

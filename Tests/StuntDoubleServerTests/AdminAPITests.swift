@@ -260,6 +260,25 @@ import Testing
         }
     }
 
+    @Test func stubsFromSwiftAreListedApartFromTheMappings() async throws {
+        let files = ["mappings/one.json": #"{"name": "from a file", "request": {"url": "/f"}}"#]
+        try await Self.withServer(files: files) { url, server, _ in
+            server.stubber.add(
+                stub: HTTPStubRequest(name: "from Swift", priority: 3).match(URI: "/s/{id}").stub(for: .post, body: "s")
+            )
+            let mappings = try await Self.call(.GET, url, "/__admin/mappings")
+            #expect(
+                (mappings.object["meta"] as? [String: Any])?["total"] as? Int == 1, "WireMock's list: mappings only")
+            let reply = try await Self.call(.GET, url, "/__admin/stuntdouble/stubs")
+            let stubs = try #require(reply.object["stubs"] as? [[String: Any]], "\(reply.text)")
+            #expect(stubs.count == 1, "\(reply.text)")
+            #expect(stubs.first?["name"] as? String == "from Swift")
+            #expect(stubs.first?["methods"] as? [String] == ["POST"])
+            #expect(stubs.first?["matchers"] as? [String] == ["URL matches template /s/{id}"])
+            #expect(stubs.first?["priority"] as? Int == 3)
+        }
+    }
+
     @Test func resetEverythingHealthAndSettings() async throws {
         let files = ["mappings/slow.json": #"{"request": {"url": "/d"}, "response": {"body": "d"}}"#]
         try await Self.withServer(files: files) { url, _, _ in

@@ -88,7 +88,9 @@ import FoundationNetworking
         }
     }
 
-    @Test(.enabled(if: ServerClientTests.installed("curl"), "curl is not installed (CI installs it)"))
+    @Test(
+        .enabled(
+            if: runsWithOutsideProgram(ServerClientTests.installed("curl")), "curl is not installed (CI installs it)"))
     func curlReportsEachFault() async throws {
         try await withStubServer(stubber: Self.stubber()) { baseURL in
             let expected: [(HTTPStubFault, Int32, String)] = [

@@ -7,7 +7,8 @@ import Testing
 /// The admin API driven by a client no one here wrote: WireMock's own Python admin client (PyPI `wiremock`
 /// 2.7.0, installed by CI), in a Python process.
 @Suite struct PythonAdminClientTests {
-    static let clientInstalled = ChildProcess.succeeds("python3", ["-c", "import wiremock.client"])
+    static let clientInstalled = runsWithOutsideProgram(
+        ChildProcess.succeeds("python3", ["-c", "import wiremock.client"]))
 
     static let script = """
         import sys, urllib.request, urllib.error

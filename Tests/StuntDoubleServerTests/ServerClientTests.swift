@@ -70,7 +70,7 @@ import FoundationNetworking
         }
     }
 
-    @Test(.enabled(if: installed("curl"), "curl is not installed (CI installs it)"))
+    @Test(.enabled(if: runsWithOutsideProgram(installed("curl")), "curl is not installed (CI installs it)"))
     func curl() async throws {
         try await withStubServer(stubber: Self.stubber()) { baseURL in
             let hello = try await Self.run(

@@ -8,7 +8,7 @@ import Testing
 
 /// The traffic page at `/__admin/`, in a real browser (headless Chromium, driven by Scripts/traffic-page-check).
 @Suite struct TrafficPageTests {
-    static let chromiumInstalled = ChildProcess.succeeds("chromium", ["--version"])
+    static let chromiumInstalled = runsWithOutsideProgram(ChildProcess.succeeds("chromium", ["--version"]))
 
     /// The repository's Scripts folder, found from this file.
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -36,7 +36,10 @@ import Testing
             #"{"mappings": [{"name": "list users", "request": {"method": "GET", "urlPath": "/users"}, "response": {"jsonBody": []}}, {"name": "broken", "request": {"urlPath": "/broken"}, "response": {"fault": "EMPTY_RESPONSE"}}]}"#
                 .utf8
         ).write(to: root.appendingPathComponent("mappings/users.json"))
-        let server = HTTPStubServer()
+        let stubber = HTTPStubber()
+        let swiftStub = HTTPStubRequest(name: "health from Swift").match(URI: "/health").stub(for: .get, body: "ok")
+        stubber.add(stub: swiftStub)
+        let server = HTTPStubServer(stubber: stubber)
         try server.loadStubFiles(at: root)
         let baseURL = try await server.start()
         _ = try await HTTPClient.shared.execute(
@@ -47,12 +50,16 @@ import Testing
         defer { try? FileManager.default.removeItem(at: screenshot) }
         let result = try await ChildProcess.run(
             Self.scripts.appendingPathComponent("traffic-page-check").path,
-            [baseURL.absoluteString, "--screenshot", screenshot.path], timeout: .seconds(120))
+            [
+                baseURL.absoluteString, "--screenshot", screenshot.path, "--expect-stub", "list users",
+                "--expect-stub", #"stub "health from Swift""#,
+            ], timeout: .seconds(120))
         await server.stop()
         #expect(result.status == 0, "\(result.output)\(result.error)")
         #expect(
             result.output.split(separator: "\n").map(String.init) == [
-                "ok: the page lists the stubs", "ok: the page lists the requests already received",
+                "ok: the page lists the stubs", "ok: the stubs include list users",
+                #"ok: the stubs include stub "health from Swift""#, "ok: the page lists the requests already received",
                 "ok: a new request appears without reloading", "ok: an unmatched request says so",
                 "ok: clicking it shows the near-miss report", "ok: screenshot saved",
             ], "\(result.output)\(result.error)")

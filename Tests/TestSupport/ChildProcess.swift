@@ -179,3 +179,12 @@ public final class ChildProcess: @unchecked Sendable {
         return (status, process.standardOutput, process.standardError)
     }
 }
+
+/// Whether a test that needs an outside program (curl, Chromium, a Python package) runs: when the program is
+/// there, and always under CI (`CI=true`), where `.ci/run` installs it, so that a missing program fails the
+/// run there instead of skipping the test.
+/// - Parameter isInstalled: Whether the program is installed.
+/// - Returns: Whether to run the test.
+public func runsWithOutsideProgram(_ isInstalled: @autoclosure () -> Bool) -> Bool {
+    ProcessInfo.processInfo.environment["CI"] == "true" || isInstalled()
+}

@@ -72,6 +72,7 @@ final class AdminAPI: Sendable {
             return .json(.object([]))
         case ("GET", ["settings"]): return .json(.object([("settings", settingsJSON())]))
         case ("POST", ["settings"]), ("PUT", ["settings"]): return updateSettings(request.body)
+        case ("GET", ["stuntdouble", "stubs"]): return swiftStubs()
         default: break
         }
         if parts.first == "mappings" { return mappings(request, Array(parts.dropFirst())) }
@@ -412,6 +413,36 @@ final class AdminAPI: Sendable {
         core.clients.withLockedValue { $0.removeAll() }
         core.globalDelay.withLockedValue { $0 = .zero }
         return .json(.object([]))
+    }
+
+    /// StuntDouble's own endpoint (WireMock has none like it): the stubs added from Swift, which are no
+    /// mappings and so not in `/mappings`, for the traffic page.
+    private func swiftStubs() -> AdminResponse {
+        let stubs = stubber.stubs.filter { store.entry(for: $0) == nil }
+        return .json(
+            .object([
+                (
+                    "stubs",
+                    .array(
+                        stubs.map { stub in
+                            .object([
+                                ("description", .string(stub.description)),
+                                ("name", stub.name.map(JSONNode.string) ?? .null),
+                                ("methods", .array(stub.stubbedMethods.map { .string($0.rawValue) })),
+                                (
+                                    "matchers",
+                                    .array(
+                                        stub.matchers.map {
+                                            .string(
+                                                (($0 as? any CustomStringConvertible)?.description) ?? "\(type(of: $0))"
+                                            )
+                                        })
+                                ),
+                                ("priority", .number(stub.priority)),
+                            ])
+                        })
+                )
+            ]))
     }
 
     private func health() -> AdminResponse {

@@ -51,7 +51,7 @@ enum TrafficPage {
           </table>
           <h2>Stubs</h2>
           <table id="stubs">
-            <thead><tr><th>Name</th><th>Method</th><th>URL</th><th>Status</th><th>Priority</th></tr></thead>
+            <thead><tr><th>Name</th><th>Method</th><th>Matches</th><th>Answers</th><th>Priority</th></tr></thead>
             <tbody><tr><td colspan="5" class="empty">No stubs.</td></tr></tbody>
           </table>
         </main>
@@ -119,10 +119,10 @@ enum TrafficPage {
           }
         }
 
-        function renderStubs(mappings) {
+        function renderStubs(mappings, swiftStubs) {
           const body = document.querySelector("#stubs tbody");
           body.replaceChildren();
-          if (mappings.length === 0) {
+          if (mappings.length === 0 && swiftStubs.length === 0) {
             const row = body.insertRow();
             cell(row, "No stubs.", "empty").colSpan = 5;
             return;
@@ -137,16 +137,25 @@ enum TrafficPage {
             cell(row, response.fault || response.status || 200, "mono");
             cell(row, mapping.priority || 5, "mono");
           }
+          for (const stub of swiftStubs) {
+            const row = body.insertRow();
+            cell(row, stub.description);
+            cell(row, stub.methods.join(", ") || "none", "mono");
+            cell(row, stub.matchers.join("; ") || "(any request)", "mono");
+            cell(row, "from Swift");
+            cell(row, stub.priority, "mono");
+          }
         }
 
         async function refresh() {
           try {
-            const [journal, mappings] = await Promise.all([api("/requests?limit=200"), api("/mappings")]);
+            const [journal, mappings, swift] = await Promise.all(
+              [api("/requests?limit=200"), api("/mappings"), api("/stuntdouble/stubs")]);
             renderRequests(journal.requests);
-            renderStubs(mappings.mappings);
+            renderStubs(mappings.mappings, swift.stubs);
             const unmatched = journal.requests.filter(event => !event.wasMatched).length;
             document.getElementById("counts").textContent =
-              mappings.meta.total + " stubs · " + journal.meta.total + " requests · " + unmatched + " unmatched";
+              (mappings.meta.total + swift.stubs.length) + " stubs · " + journal.meta.total + " requests · " + unmatched + " unmatched";
             document.getElementById("status").textContent = "updated " + new Date().toLocaleTimeString();
           } catch (error) {
             document.getElementById("status").textContent = "cannot reach the admin API (" + error.message + ")";

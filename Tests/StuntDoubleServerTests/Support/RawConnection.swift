@@ -13,9 +13,14 @@ final class RawConnection: Sendable {
     final class Inbox: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let state = NIOLockedValueBox((data: Data(), closed: false))
+        /// When each read arrived and how many bytes it brought, timed on the event loop's own thread (not
+        /// the test's task, which a loaded machine can hold up long enough to see several reads as one).
+        let reads = NIOLockedValueBox<[(at: ContinuousClock.Instant, bytes: Int)]>([])
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
+            let now = ContinuousClock.now
+            reads.withLockedValue { $0.append((now, buffer.readableBytes)) }
             state.withLockedValue { $0.data.append(contentsOf: buffer.readableBytesView) }
         }
 
@@ -46,6 +51,8 @@ final class RawConnection: Sendable {
 
     /// Bytes received and not yet taken.
     var received: Data { inbox.state.withLockedValue { $0.data } }
+    /// Each read so far: when it arrived, and how many bytes it brought.
+    var reads: [(at: ContinuousClock.Instant, bytes: Int)] { inbox.reads.withLockedValue { $0 } }
     /// Whether the server closed the connection.
     var isClosed: Bool { inbox.state.withLockedValue { $0.closed } }
 
