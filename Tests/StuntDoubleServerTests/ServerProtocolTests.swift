@@ -174,9 +174,10 @@ import Testing
         try await withStubServer(stubber: stubber, configuration: configuration) { baseURL in
             let idle = try await RawConnection.connect(to: baseURL)
             #expect(try await idle.readToClose(timeout: .seconds(30)))
-            // A response that takes longer than the idle timeout is not cut off.
-            let busy = try await RawConnection.connect(to: baseURL)
-            try await busy.send("GET /long HTTP/1.1\r\nHost: x\r\n\r\n")
+            // A response that takes longer than the idle timeout is not cut off. The request goes out the
+            // moment the connection is up (from the client's event loop), so that however loaded the machine,
+            // the server has it long before its idle timeout.
+            let busy = try await RawConnection.connect(to: baseURL, sending: "GET /long HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try #require(try await busy.readResponse()).text == "L")
             await busy.close()
         }

@@ -1,6 +1,7 @@
 import Foundation
 import StuntDouble
 import StuntDoubleTesting
+import TestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -127,5 +128,28 @@ final class MakeStubberTests: XCTestCase {
         let stubber = makeStubber()
         XCTAssertFalse(stubber === HTTPStubber.current, "makeStubber() does not make it current")
         _ = try? await stubber.stubSession().data(from: URL(string: "https://api.test/nothing")!)
+    }
+}
+
+final class RecordingStubberTests: XCTestCase {
+    func testTheFirstRunRecordsAndTheSecondReplays() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xct-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try TestHTTPServer { _ in .init(body: Data("from the upstream".utf8)) }
+        let url = upstream.baseURL.appendingPathComponent("hello")
+        let folder = directory.appendingPathComponent("RecordingStubberTests")
+            .appendingPathComponent("testTheFirstRunRecordsAndTheSecondReplays")
+
+        let recorder = try makeRecordingStubber(mode: .record, directory: directory)
+        _ = try await recorder.stubSession().data(from: url)
+        try XCTUnwrap(recorder.recording).save()
+        upstream.stop()
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("mappings").path),
+            ["get-hello.json"])
+
+        let replayer = try makeRecordingStubber(mode: .replay, directory: directory)
+        let (data, _) = try await replayer.stubSession().data(from: url)
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "from the upstream")
     }
 }

@@ -395,8 +395,13 @@ final class ResponsePlayer: @unchecked Sendable {
             } else {
                 appendFinal(plan, at: offset)
             }
-        case .passThrough:
-            append(offset, isEvent: true, .then { [self] in relay(request.urlRequest, first: hop == 0) })
+        case .passThrough(let reason):
+            let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
+            append(
+                offset, isEvent: true,
+                .then { [self] in
+                    relay(request.urlRequest, first: hop == 0, recording: recording.map { ($0, request) })
+                })
             // The network's answer must come within the timeout too (a hung relay must not hang the caller).
             append(offset + timeout, isEvent: false, .fail(timeoutError()))
         case .unmatched(let report):
@@ -582,7 +587,7 @@ final class ResponsePlayer: @unchecked Sendable {
     /// Fetches a request the stubber lets through from the network, and relays the answer. The request is
     /// started from another queue: creating a task from the session work queue would deadlock. It keeps the
     /// caller's timeout and cache policy.
-    private func relay(_ request: URLRequest, first: Bool) {
+    private func relay(_ request: URLRequest, first: Bool, recording: (HTTPRecording, HTTPIncomingRequest)? = nil) {
         var adjusted = request
         if !first {
             adjusted.timeoutInterval = timeout
@@ -592,6 +597,9 @@ final class ResponsePlayer: @unchecked Sendable {
         DispatchQueue.global().async { [weak self] in
             guard let self else { return }
             let task = NetworkRelay.session.dataTask(with: request) { [weak self] data, response, error in
+                if let (recording, incoming) = recording {
+                    recording.add(incoming, response: response as? HTTPURLResponse, body: data, error: error)
+                }
                 guard let self else { return }
                 let answer = RelayAnswer(data: data, response: response, error: error)
                 if let queue = workQueue {

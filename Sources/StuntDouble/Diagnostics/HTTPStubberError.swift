@@ -19,7 +19,7 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
             case invalidRegularExpression, invalidURITemplate, invalidURL, invalidJSON, encodingFailed
             case invalidRequest, unreadableRequestBody, invalidResponse, unmatchedRequest, notStubbed
             case unsupportedTask, interceptionUnavailable, invalidStub, verificationFailed, missingResource
-            case invalidStubFile
+            case invalidStubFile, invalidRecordingMode, recordingFailed
         }
 
         private let base: Base
@@ -64,6 +64,11 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
         /// Stub files (WireMock's mapping format) have errors; ``HTTPStubberError/diagnostics`` lists each with
         /// its file, line and column.
         public static let invalidStubFile = Code(.invalidStubFile)
+        /// A recording's mode, or the `STUNTDOUBLE_RECORD_MODE` environment variable, names no mode.
+        public static let invalidRecordingMode = Code(.invalidRecordingMode)
+        /// A recording cannot be saved: requests it recorded failed on the network, or its folder cannot be
+        /// written. Nothing was written.
+        public static let recordingFailed = Code(.recordingFailed)
     }
 
     /// The kind of problem.

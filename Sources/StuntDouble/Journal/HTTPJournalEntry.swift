@@ -63,6 +63,7 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
             }
         case .passThrough(.ignored(let rule)): text += "passed through to the network (\(rule))"
         case .passThrough(.optIn): text += "passed through to the network (opt-in mode)"
+        case .passThrough(.recording(let recording)): text += "passed through to the network, recorded (\(recording))"
         case .unmatched: text += "unmatched"
         }
         if let completion {

@@ -85,11 +85,14 @@ extension HTTPStubSession {
             case .unmatched(let report):
                 let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
                 return played(.failure(error, absence: nil))
-            case .passThrough:
+            case .passThrough(let reason):
+                let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
                 do {
                     let (data, response) = try await networkSession().data(for: request.urlRequest)
+                    recording?.add(request, response: response as? HTTPURLResponse, body: data, error: nil)
                     return played(.success(data, response, absence: nil))
                 } catch {
+                    recording?.add(request, response: nil, body: nil, error: error)
                     return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
                 }
             case .stub(let stubbed):

@@ -14,6 +14,9 @@ public enum HTTPStubDecision: Sendable {
         case ignored(HTTPStubIgnoreRule)
         /// The stubber is in opt-in mode: requests no stub matches go to the network.
         case optIn
+        /// The stubber records: requests no stub matches go to the network, and the recording keeps what
+        /// they received.
+        case recording(HTTPRecording)
     }
 
     /// The plan, when a stub matched.

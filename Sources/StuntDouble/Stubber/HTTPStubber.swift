@@ -45,6 +45,7 @@ public final class HTTPStubber: Sendable {
         var unhandledMode = UnhandledMode.optout
         /// Scenarios by name, as stub files name them.
         var namedScenarios: [String: HTTPStubScenario] = [:]
+        var recording: HTTPRecording?
     }
 
     private let state = Locked(State())
@@ -231,7 +232,9 @@ public final class HTTPStubber: Sendable {
         _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
     ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
-            let (stubs, ignoreRules, mode) = state.withLock { ($0.stubs, $0.ignoreRules, $0.unhandledMode) }
+            let (stubs, ignoreRules, mode, recording) = state.withLock {
+                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording)
+            }
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
             let decision: HTTPStubDecision
             var claimed: StubUsage.Claim?
@@ -253,6 +256,8 @@ public final class HTTPStubber: Sendable {
                 } else {
                     decision = .stub(source.plan(for: matched, stub: entry.stub))
                 }
+            } else if let recording, recording.records {
+                decision = .passThrough(.recording(recording))
             } else if mode == .optin, stubs.problemCount == 0 {
                 decision = .passThrough(.optIn)
             } else {
@@ -269,6 +274,13 @@ public final class HTTPStubber: Sendable {
                 return (decision, number)
             }
         }
+    }
+
+    /// The recording attached with ``record(to:mode:options:environment:)`` or ``attach(_:)``, if any.
+    public var recording: HTTPRecording? { state.withLock { $0.recording } }
+
+    func setRecording(_ recording: HTTPRecording?) {
+        state.withLock { $0.recording = recording }
     }
 
     /// The stubs closest to a request and what differed, without deciding it: nothing is recorded, counted
@@ -321,6 +333,7 @@ public final class HTTPStubber: Sendable {
                 switch reason {
                 case .ignored(let rule): "\(rule) lets it through"
                 case .optIn: "the stubber is in opt-in mode and no stub matches it"
+                case .recording(let recording): "the stubber records it (\(recording))"
                 }
             throw HTTPStubberError(
                 code: .notStubbed,

@@ -245,6 +245,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 switch reason {
                 case .ignored(let rule): "\(rule) lets it through to the network"
                 case .optIn: "the stubber is in opt-in mode and no stub matches it"
+                case .recording(let recording): "the stubber records it (\(recording))"
                 }
             playback.prepareText(
                 status: .badGateway,

@@ -12,6 +12,20 @@ final class RawConnection: Sendable {
     /// What the connection received, and whether it closed.
     final class Inbox: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        /// Bytes sent the moment the connection is up, on the event loop (not when the test's task next runs).
+        let greeting: Data?
+
+        init(greeting: Data? = nil) {
+            self.greeting = greeting
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            if let greeting {
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: greeting)), promise: nil)
+            }
+            context.fireChannelActive()
+        }
         let state = NIOLockedValueBox((data: Data(), closed: false))
         /// When each read arrived and how many bytes it brought, timed on the event loop's own thread (not
         /// the test's task, which a loaded machine can hold up long enough to see several reads as one).
@@ -39,8 +53,13 @@ final class RawConnection: Sendable {
     }
 
     /// Connects to a server's base URL.
-    static func connect(to baseURL: URL) async throws -> RawConnection {
-        let inbox = Inbox()
+    /// - Parameters:
+    ///   - baseURL: The server.
+    ///   - greeting: Bytes to send as soon as the connection is up, from the event loop.
+    /// - Returns: The connection.
+    /// - Throws: When the connection cannot be made.
+    static func connect(to baseURL: URL, sending greeting: String? = nil) async throws -> RawConnection {
+        let inbox = Inbox(greeting: greeting.map { Data($0.utf8) })
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbox) }

@@ -112,6 +112,7 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
         case header
         case queryParameter
         case cookie
+        case host
     }
 
     let part: Part
@@ -128,8 +129,9 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
             case .header: "header"
             case .queryParameter: "query parameter"
             case .cookie: "cookie"
+            case .host: "host"
             }
-        return "\(label) \(name) \(pattern)"
+        return part == .host ? "host \(pattern)" : "\(label) \(name) \(pattern)"
     }
 
     func values(in request: HTTPIncomingRequest) -> [String] {
@@ -138,6 +140,8 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
             return request.headers.values(for: HTTPHeaders.Name(rawValue: name))
         case .queryParameter:
             return Self.queryValues(named: name, in: request.route.query)
+        case .host:
+            return request.url.host.map { [$0] } ?? []
         case .cookie:
             return request.headers.values(for: .cookie).flatMap { header in
                 header.split(separator: ";").compactMap { pair -> String? in

@@ -3,7 +3,7 @@ import Foundation
 extension StubFileReader {
     static let requestKeys = [
         "method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
-        "queryParameters", "headers", "cookies", "bodyPatterns", "basicAuthCredentials",
+        "queryParameters", "headers", "cookies", "bodyPatterns", "basicAuthCredentials", "host",
     ]
 
     static let unsupportedRequestKeys = [
@@ -11,7 +11,6 @@ extension StubFileReader {
             + "with bodyPatterns (contains, matches)",
         "customMatcher": "custom matchers are WireMock extensions (Java code) that StuntDouble cannot run",
         "formParameters": "form parameter matching is not supported yet: match the body with bodyPatterns instead",
-        "host": "host matching is not supported yet: remove it (the server answers on one host)",
         "port": "port matching is not supported yet: remove it (the server answers on one port)",
         "scheme": "scheme matching is not supported yet: remove it",
         "clientIp": "client IP matching is not supported yet: remove it",
@@ -87,6 +86,10 @@ extension StubFileReader {
                     spec.matchers.append(StubFileValueMatcher(part: part, name: entry.key, pattern: pattern))
                 }
             }
+        }
+        if let host = fields["host"], let pattern = readPattern(host, field: Self.join(field, "host")) {
+            // WireMock 3's host pattern: the request's host name (from the Host header, at the server).
+            spec.matchers.append(StubFileValueMatcher(part: .host, name: "host", pattern: pattern))
         }
         if let credentials = fields["basicAuthCredentials"] {
             readBasicAuth(credentials, field: Self.join(field, "basicAuthCredentials"), into: &spec)
