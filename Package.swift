@@ -17,7 +17,7 @@ let package = Package(
         // 2.101.3 is the first with configurable HTTP header limits.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // Test-only: a real HTTP client for the server.
+        // The server's upstream client (proxying, recording), and a real HTTP client for the server's tests.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Test-only: real clients that no one here wrote, run over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
@@ -43,6 +43,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // Proxying and recording: the upstream, over HTTP or HTTPS, streamed.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

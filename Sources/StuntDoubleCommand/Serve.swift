@@ -56,6 +56,9 @@ struct Serve: AsyncParsableCommand {
     )
     var adminToken: String?
 
+    @Option(help: "Forward requests no stub answers to this server (http or https), streaming its answers back.")
+    var proxy: String?
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label)
@@ -77,6 +80,10 @@ struct Serve: AsyncParsableCommand {
         configuration.logger = Logger(label: "stuntdouble")
         configuration.isAdminAPIEnabled = !noAdmin
         configuration.adminToken = adminToken
+        if let proxy {
+            guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
+            configuration.upstream = url
+        }
         let server = HTTPStubServer(configuration: configuration)
         let files: StubFiles
         do {
@@ -113,6 +120,9 @@ struct Serve: AsyncParsableCommand {
         if !files.warnings.isEmpty {
             let warnings = files.warnings.count
             say("\(warnings) warning\(warnings == 1 ? "" : "s") (above): the files serve, but probably not as meant.")
+        }
+        if let proxy {
+            say("Requests no stub answers go to \(proxy)")
         }
         if !noAdmin {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `stuntdouble`: serve stubs over HTTP from WireMock-format stub files, and check those files.
+/// `stuntdouble`: serve stubs over HTTP from WireMock-format stub files, check those files, and record them.
 @main
 struct StuntDoubleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,6 +11,8 @@ struct StuntDoubleCommand: AsyncParsableCommand {
               stuntdouble serve                       serve the bundled examples on http://127.0.0.1:8080
               stuntdouble serve --root Tests/Stubs    serve your stub files
               stuntdouble check Tests/Stubs           validate stub files without serving them
+              stuntdouble record --upstream https://api.example.com --root Tests/Stubs
+                                                      record real traffic as stub files, through a proxy
             """,
-        subcommands: [Serve.self, Check.self])
+        subcommands: [Serve.self, Check.self, Record.self])
 }

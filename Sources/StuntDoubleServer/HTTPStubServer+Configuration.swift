@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 
@@ -33,6 +34,12 @@ extension HTTPStubServer {
         /// A token every admin call must carry as `Authorization: Bearer <token>`; the server refuses to start
         /// on an address other than loopback with the admin API on and no token.
         public var adminToken: String?
+        /// A server to forward the requests no stub answers to (`serve --proxy URL`, WireMock's `proxyBaseUrl`
+        /// for the whole server): the upstream's base URL, `http` or `https`. Its status, headers and body
+        /// stream back unchanged. A stubber recording (``StuntDouble/HTTPStubber/record(to:mode:options:environment:)``)
+        /// keeps each forwarded exchange. `nil` (the default): unmatched requests get `404` with the near-miss
+        /// report.
+        public var upstream: URL?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -70,6 +77,10 @@ extension HTTPStubServer {
             if idleTimeout <= .zero { return "idleTimeout must be above zero" }
             if threads < 1 { return "threads is \(threads); use 1 or more" }
             if let adminToken, adminToken.isEmpty { return "adminToken is empty; give a token, or nil for none" }
+            if let upstream, !["http", "https"].contains(upstream.scheme?.lowercased() ?? "") || upstream.host == nil {
+                return "upstream \(upstream.absoluteString) is not an http or https URL with a host (such as "
+                    + "https://api.example.com)"
+            }
             if isAdminAPIEnabled, adminToken == nil, !Self.isLoopback(host) {
                 return "it would listen on \(host) with an open admin API, so anyone who reaches the address could "
                     + "change the stubs and read every request: give an admin token (adminToken, --admin-token), turn "

@@ -135,6 +135,8 @@ public final class HTTPStubServer: Sendable {
             threadNames.withLockedValue { $0 = String(pattern) }
         }
         let core = self.core
+        let proxy = UpstreamProxy(upstream: configuration.upstream, group: group)
+        core.proxyBox.withLockedValue { $0 = proxy }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -157,6 +159,7 @@ public final class HTTPStubServer: Sendable {
             configuration.logger.info("listening on \(baseURL.absoluteString)")
             return baseURL
         } catch {
+            await core.proxyBox.withLockedValue { $0 }?.shutdown()
             try? await group.shutdownGracefully()
             phase.withLockedValue { $0 = .idle }
             if let error = error as? HTTPStubServerError { throw error }
@@ -186,6 +189,7 @@ public final class HTTPStubServer: Sendable {
             }
         }
         await core.connections.closeAll()
+        await core.proxy?.shutdown()
         try? await running.group.shutdownGracefully()
         configuration.logger.info("stopped")
         let waiters = stopWaiters.withLockedValue { state in
@@ -256,6 +260,9 @@ final class ServerCore: Sendable {
     let globalDelay = NIOLockedValueBox(Duration.zero)
     /// What `POST /__admin/shutdown` does.
     let shutdown = NIOLockedValueBox(ShutdownHook())
+    /// The client for upstreams (the server-wide one, and proxying stubs'), while the server runs.
+    var proxy: UpstreamProxy? { proxyBox.withLockedValue { $0 } }
+    let proxyBox = NIOLockedValueBox<UpstreamProxy?>(nil)
 
     struct ShutdownHook: Sendable {
         var run: (@Sendable () async -> Void)?

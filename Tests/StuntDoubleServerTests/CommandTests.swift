@@ -44,14 +44,15 @@ import Testing
 
     @Test func serveRefusesFilesWithErrorsAndSaysWhere() async throws {
         let root = try root([
-            "mappings/bad.json": #"{"request": {"url": "/x"}, "response": {"proxyBaseUrl": "http://up"}}"#
+            "mappings/bad.json": #"{"request": {"url": "/x"}, "response": {"transformers": ["response-template"]}}"#
         ])
         defer { try? FileManager.default.removeItem(at: root) }
         let result = try await CommandProcess.run(["serve", "--port", "0", "--root", root.path])
         #expect(result.status == 1)
         #expect(
             result.error.contains(
-                "\(root.path)/mappings/bad.json:1:41: error: response.proxyBaseUrl: proxying is not supported yet"))
+                "\(root.path)/mappings/bad.json:1:41: error: response.transformers: response templating is not supported yet"
+            ))
         #expect(result.error.contains("not serving"))
     }
 

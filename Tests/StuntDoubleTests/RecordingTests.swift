@@ -307,4 +307,28 @@ import FoundationNetworking
             await #expect(throws: HTTPStubberError.self) { _ = try await replayer.stubSession().data(for: otherHeader) }
         }
     }
+
+    @Test func aProxyingStubForwardsToItsUpstreamInProcess() async throws {
+        let upstream = try TestHTTPServer { request in
+            .init(
+                status: 203, headers: ["X-Seen": request.header("X-Added") ?? "none"], body: Data(request.target.utf8))
+        }
+        defer { upstream.stop() }
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: try HTTPStubRequest().match(urlRegex: "^https://api\\.test/v2/").stub(for: .get) {
+                $0.proxy = HTTPStubProxy(
+                    baseURL: upstream.baseURL.appendingPathComponent("base"), prefixToRemove: "/v2",
+                    additionalHeaders: ["X-Added": "yes"])
+            })
+        let url = URL(string: "https://api.test/v2/users?page=2")!
+        for session in [stubber.stubSession() as any AsyncURLSessionProtocol, stubber.session()] {
+            let (data, response) = try await session.data(for: URLRequest(url: url))
+            let http = try #require(response as? HTTPURLResponse)
+            #expect(http.statusCode == 203)
+            #expect(http.value(forHTTPHeaderField: "X-Seen") == "yes")
+            #expect(String(decoding: data, as: UTF8.self) == "/base/users?page=2")
+        }
+        #expect(upstream.requests.count == 2)
+    }
 }

@@ -160,7 +160,7 @@ final class ResponsePlayer: @unchecked Sendable {
             finished(error)
             return fail(error)
         case .stub(let plan)
-        where plan.completionDeadline == .zero && Redirect.target(of: plan) == nil
+        where plan.completionDeadline == .zero && Redirect.target(of: plan) == nil && plan.proxy == nil
             && plan.response?.headers.contains(.setCookie) != true:
             guard let response = plan.response else {
                 let error = plan.error ?? URLError(.unknown)
@@ -372,6 +372,15 @@ final class ResponsePlayer: @unchecked Sendable {
                 return decision
             }()
         switch decision {
+        case .stub(let plan) where plan.proxy != nil:
+            // A proxying stub: its delay, then the network (at the proxied URL) answers, within the timeout.
+            let time = offset + plan.responseDeadline.seconds
+            if let forwarded = plan.proxy?.forwarded(request) {
+                append(time, isEvent: true, .then { [self] in relay(forwarded, first: hop == 0) })
+                append(time + timeout, isEvent: false, .fail(timeoutError()))
+            } else {
+                append(time, isEvent: false, .fail(URLError(.badURL)))
+            }
         case .stub(let plan):
             if let target = Redirect.target(of: plan) {
                 let time = offset + plan.responseDeadline.seconds

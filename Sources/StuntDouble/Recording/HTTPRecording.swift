@@ -152,6 +152,18 @@ public final class HTTPRecording: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Keeps an exchange that a proxy (the stub server) forwarded: the upstream's status, headers and body.
+    package func add(_ request: HTTPIncomingRequest, status: Int, headers: [(name: String, value: String)], body: Data)
+    {
+        let response = HTTPRecordedResponse(statusCode: status, headers: headers)
+        state.withLock { $0.exchanges.append(HTTPRecordedExchange(request: request, response: response, body: body)) }
+    }
+
+    /// Notes a recorded request that failed: ``save()`` then refuses, naming it.
+    package func addFailure(_ request: HTTPIncomingRequest, reason: String) {
+        state.withLock { $0.failures.append("\(request.method) \(request.url.absoluteString): \(reason)") }
+    }
+
     /// Writes what was recorded: in ``Mode/record``, the recording's files are replaced by this run's
     /// exchanges; in ``Mode/newEpisodes`` this run's exchanges are added to them; when replaying, nothing is
     /// written. The files are written to a temporary folder beside the recording and moved into place only when
@@ -264,6 +276,11 @@ public struct HTTPRecordedResponse: Sendable {
     public let statusCode: Int
     /// The headers, in the order the response listed them.
     public let headers: [(name: String, value: String)]
+
+    init(statusCode: Int, headers: [(name: String, value: String)]) {
+        self.statusCode = statusCode
+        self.headers = headers.sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
 
     init(_ response: HTTPURLResponse) {
         statusCode = response.statusCode

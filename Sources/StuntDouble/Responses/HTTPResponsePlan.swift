@@ -110,6 +110,9 @@ public struct HTTPResponsePlan: Sendable {
     /// The fault a stub server commits instead of answering (``HTTPStubResponse/fault``), or `nil`. In-process
     /// paths deliver ``action``, which then fails with the error URLSession reports for the fault.
     public var fault: HTTPStubFault? { parts.fault }
+    /// Where the request is forwarded instead (``HTTPStubResponse/proxy``), or `nil`. Delivery paths forward
+    /// it after ``responseDeadline``; ``action`` is then an empty `200`, not what the client receives.
+    public var proxy: HTTPStubProxy? { parts.proxy }
 
     /// What a response leaves out that a real server always sends.
     public enum Absence: Hashable, Sendable {
@@ -160,15 +163,18 @@ extension HTTPResponsePlan {
         let chunks: [Chunk]
         let absence: Absence?
         let fault: HTTPStubFault?
+        let proxy: HTTPStubProxy?
 
         init(
-            action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil
+            action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil,
+            proxy: HTTPStubProxy? = nil
         ) {
             self.action = action
             self.responseDeadline = responseDeadline
             self.chunks = chunks
             self.absence = absence
             self.fault = fault
+            self.proxy = proxy
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid
@@ -195,6 +201,13 @@ extension HTTPResponsePlan {
                     ])
                 self.init(
                     action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: nil, fault: fault)
+                return
+            }
+            if let proxy = response.proxy {
+                let empty = Response(
+                    statusCode: .ok, headers: HTTPHeaders(), body: Data(), cachePolicy: .notAllowed, reasonPhrase: nil)
+                self.init(
+                    action: .respond(empty), responseDeadline: .seconds(start), chunks: [], absence: nil, proxy: proxy)
                 return
             }
             let body = response.absence == .data ? Data() : response.body ?? Data()

@@ -26,6 +26,7 @@ public final class HTTPStubResponse: Sendable {
         var contentType: HTTPContentType? { didSet { prepared = nil } }
         var failError: (any Error)? { didSet { prepared = nil } }
         var fault: HTTPStubFault? { didSet { prepared = nil } }
+        var proxy: HTTPStubProxy? { didSet { prepared = nil } }
         var body: Data? { didSet { prepared = nil } }
         var headers = HTTPHeaders() { didSet { prepared = nil } }
         var cachePolicy: URLCache.StoragePolicy = .notAllowed { didSet { prepared = nil } }
@@ -100,6 +101,13 @@ public final class HTTPStubResponse: Sendable {
     public var fault: HTTPStubFault? {
         get { storage.withLock { $0.fault } }
         set { storage.withLock { $0.fault = newValue } }
+    }
+
+    /// When set, the request is forwarded to another server and its answer is the response (WireMock's
+    /// `proxyBaseUrl`); a delay still applies before the request is forwarded. An error or a fault wins.
+    public var proxy: HTTPStubProxy? {
+        get { storage.withLock { $0.proxy } }
+        set { storage.withLock { $0.proxy = newValue } }
     }
 
     /// The body, or `nil` for none.

@@ -95,6 +95,20 @@ extension HTTPStubSession {
                     recording?.add(request, response: nil, body: nil, error: error)
                     return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
                 }
+            case .stub(let stubbed) where stubbed.proxy != nil:
+                // A proxying stub: its delay, then the network answers at the proxied URL.
+                if stubbed.responseDeadline > .zero {
+                    try? await Task.sleep(for: stubbed.responseDeadline)
+                }
+                guard let forwarded = stubbed.proxy?.forwarded(request) else {
+                    return played(.failure(URLError(.badURL), absence: nil))
+                }
+                do {
+                    let (data, response) = try await networkSession().data(for: forwarded)
+                    return played(.success(data, response, absence: nil))
+                } catch {
+                    return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
+                }
             case .stub(let stubbed):
                 plan = stubbed
             }

@@ -48,6 +48,8 @@ struct ResponseSpec: Sendable {
     var delayDistribution: DelayDistribution?
     /// `fault`: how a server breaks the connection instead of answering.
     var fault: HTTPStubFault?
+    /// `proxyBaseUrl` (with `proxyUrlPrefixToRemove`, `additionalProxyRequestHeaders`): forward instead.
+    var proxy: HTTPStubProxy?
     /// `chunkedDribbleDelay`: chunks, and the seconds over which they are sent.
     var dribble: (chunks: Int, duration: TimeInterval)?
 
@@ -89,6 +91,7 @@ struct ResponseSpec: Sendable {
                 storage.body = body
             }
             storage.fault = fault
+            storage.proxy = proxy
             let delay = fixedDelay + (delayDistribution?.sample() ?? 0)
             storage.responseDelay = delay > 0 ? delay : nil
             if let dribble {

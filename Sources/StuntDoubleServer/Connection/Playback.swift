@@ -48,6 +48,10 @@ final class Playback {
         case text(String)
     }
 
+    /// Whether the head is known (a proxied response's comes from the upstream later).
+    private(set) var headReady = true
+    /// Whether every chunk is known (a proxied response's body keeps coming until the upstream ends it).
+    private(set) var bodyComplete = true
     var headWritten = false
     var nextChunk = 0
     var bytesWritten = 0
@@ -122,6 +126,41 @@ final class Playback {
         }
     }
 
+    /// Prepares a response that an upstream will send: its head and body arrive later.
+    func prepareProxied(outcome: String) {
+        answer = .text(outcome)
+        headReady = false
+        bodyComplete = false
+        body = Data()
+        chunks = []
+    }
+
+    /// The upstream's head arrived.
+    func receiveUpstreamHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders) {
+        setHead(status: status, headers: headers, deadline: .now())
+        headReady = true
+    }
+
+    /// More of the upstream's body arrived.
+    func receiveUpstreamBody(_ part: ByteBuffer) {
+        let start = body.count
+        body.append(contentsOf: part.readableBytesView)
+        if requestHead.method != .HEAD {
+            chunks.append(TimedChunk(range: start..<body.count, deadline: receivedAt))
+        }
+    }
+
+    /// The upstream ended its body.
+    func upstreamEnded() {
+        bodyComplete = true
+    }
+
+    /// The upstream's whole body, once it ended (for a recording).
+    var receivedBody: Data { body }
+
+    /// The head as it will be (or was) written.
+    var head: HTTPResponseHead { responseHead }
+
     /// Prepares a plain-text response of the server's own, due now.
     func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
         prepareRaw(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8), outcome: outcome)
@@ -133,6 +172,8 @@ final class Playback {
         outcome: String
     ) {
         answer = .text(outcome)
+        headReady = true
+        bodyComplete = true
         var headers = NIOHTTP1.HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
         for (name, value) in extra { headers.add(name: name, value: value) }

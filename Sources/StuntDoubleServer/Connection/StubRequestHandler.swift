@@ -232,9 +232,29 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let playback = Playback(
             requestHead: head, request: request, entry: entry, receivedAt: receivedAt, received: received)
+        let serverWide = core.proxy?.upstream.map { HTTPStubProxy(baseURL: $0) }
         switch decision {
+        case .stub(let plan) where plan.proxy != nil:
+            self.playback = playback
+            let delay = plan.responseDeadline + core.globalDelay.withLockedValue { $0 }
+            let (seconds, attoseconds) = delay.components
+            let start = receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
+                proxy(
+                    head, body: body, request: request, via: plan.proxy!, playback: playback, recording: nil,
+                    context: context)
+            }
+            return
         case .stub(let plan):
             playback.prepare(plan, core: core)
+        case .unmatched where serverWide != nil, .passThrough where serverWide != nil:
+            var recording: HTTPRecording?
+            if case .passThrough(.recording(let attached)) = decision { recording = attached }
+            self.playback = playback
+            proxy(
+                head, body: body, request: request, via: serverWide!, playback: playback, recording: recording,
+                context: context)
+            return
         case .unmatched(let report):
             playback.prepareText(
                 status: .notFound,
@@ -254,6 +274,60 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 outcome: "not stubbed (no upstream)")
         }
         self.playback = playback
+        advance(context: context)
+    }
+
+    /// Forwards a request to the upstream and streams the answer to the client as it arrives; a recording
+    /// keeps the exchange when it ends.
+    private func proxy(
+        _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
+        playback: Playback, recording: HTTPRecording?, context: ChannelHandlerContext
+    ) {
+        guard let proxy = core.proxy, self.playback === playback else { return }
+        let target = UpstreamProxy.target(for: head, via: stubProxy)
+        playback.prepareProxied(outcome: recording == nil ? "proxied to \(target)" : "recorded from \(target)")
+        let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        proxy.forward(head, body: body, to: target, adding: stubProxy.additionalHeaders) { event in
+            eventLoop.execute {
+                let (handler, context, playback) = bound.value
+                handler.upstream(event, playback: playback, request: request, recording: recording, context: context)
+            }
+        }
+    }
+
+    private func upstream(
+        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, recording: HTTPRecording?,
+        context: ChannelHandlerContext
+    ) {
+        guard !playback.isFinished, self.playback === playback else { return }
+        switch event {
+        case .head(let status, let headers):
+            playback.receiveUpstreamHead(status: status, headers: headers)
+        case .body(let part):
+            playback.receiveUpstreamBody(part)
+        case .end:
+            playback.upstreamEnded()
+            if let recording {
+                let head = playback.head
+                recording.add(
+                    request, status: Int(head.status.code),
+                    headers: head.headers.map { (name: $0.name, value: $0.value) }, body: playback.receivedBody)
+            }
+        case .failed(let error):
+            recording?.addFailure(request, reason: "\(error)")
+            if playback.headWritten {
+                // The client has part of the answer: it sees the connection end early, as the upstream's did.
+                finish(playback, error: error)
+                self.playback = nil
+                close(context: context)
+                return
+            }
+            playback.prepareText(
+                status: .badGateway,
+                text: "The upstream did not answer \(request.method) \(request.url.path): \(error).\n",
+                outcome: "upstream failed")
+        }
         advance(context: context)
     }
 
@@ -325,6 +399,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if !playback.headWritten {
+            guard playback.headReady else { return }  // a proxied response: when the upstream answers
             if now < playback.headDeadline {
                 playback.timer = schedule(at: playback.headDeadline, context: context)
                 return
@@ -348,6 +423,11 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
             playback.bytesWritten += chunk.range.count
             playback.nextChunk += 1
+        }
+        if !playback.bodyComplete {
+            // A proxied body: more when the upstream sends it.
+            context.flush()
+            return
         }
         // The next pipelined request may arrive while `.end` is written: be ready for it first.
         self.playback = nil

@@ -65,8 +65,8 @@ import Testing
             #"response.fault: "RESET" is not a fault"#
         ),
         (
-            #"{"request": {"url": "/x"}, "response": {"proxyBaseUrl": "http://up"}}"#,
-            "response.proxyBaseUrl: proxying is not supported yet"
+            #"{"request": {"url": "/x"}, "response": {"proxyBaseUrl": "ftp://up"}}"#,
+            #"response.proxyBaseUrl: "ftp://up" is not an http or https URL with a host"#
         ),
         (
             #"{"request": {"url": "/x"}, "response": {"transformers": ["response-template"]}}"#,

@@ -5,13 +5,12 @@ extension StubFileReader {
         "fault", "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
         "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "transformerParameters",
         "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove", "fromConfiguredStub",
+        "proxyBaseUrl",
     ]
 
     static let unsupportedResponseKeys = [
-        "proxyBaseUrl": "proxying is not supported yet, and WireMock would forward the request: stub the response "
-            + "instead",
         "transformers": "response templating is not supported yet, and WireMock would render the templates: "
-            + "remove the transformers and write the response out",
+            + "remove the transformers and write the response out"
     ]
 
     /// The body fields, in the order WireMock prefers them when several are given.
@@ -56,9 +55,37 @@ extension StubFileReader {
                 fields["transformerParameters"]!, Self.join(field, "transformerParameters"),
                 "ignored: there are no transformers to use them")
         }
-        for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove"] {
-            if let value = fields[key], !Self.isEmpty(value) {
-                warning(value, Self.join(field, key), "ignored: it applies to proxied requests only")
+        if let base = fields["proxyBaseUrl"],
+            let text = strictString(base, Self.join(field, "proxyBaseUrl"), "proxyBaseUrl")
+        {
+            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+            {
+                var proxy = HTTPStubProxy(baseURL: url)
+                if let prefix = fields["proxyUrlPrefixToRemove"] {
+                    proxy.prefixToRemove = strictString(
+                        prefix, Self.join(field, "proxyUrlPrefixToRemove"), "proxyUrlPrefixToRemove")
+                }
+                if let extra = fields["additionalProxyRequestHeaders"] {
+                    for header in readHeaders(extra, field: Self.join(field, "additionalProxyRequestHeaders")) {
+                        proxy.additionalHeaders[header.name.rawValue] = header.value
+                    }
+                }
+                if let removed = fields["removeProxyRequestHeaders"], !Self.isEmpty(removed) {
+                    error(
+                        removed, Self.join(field, "removeProxyRequestHeaders"),
+                        "removing headers from proxied requests is not supported yet: remove it")
+                }
+                response.proxy = proxy
+            } else {
+                error(
+                    base, Self.join(field, "proxyBaseUrl"),
+                    "\"\(text)\" is not an http or https URL with a host (such as https://api.example.com)")
+            }
+        } else {
+            for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove"] {
+                if let value = fields[key], !Self.isEmpty(value) {
+                    warning(value, Self.join(field, key), "ignored: it applies to proxied requests only")
+                }
             }
         }
         spec.response = response

@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// Forwards requests that no stub answers to an upstream server and streams its answers back: status,
+/// headers and body bytes as the upstream sent them (no redirects followed, nothing decompressed).
+final class UpstreamProxy: Sendable {
+    /// The server-wide upstream (`serve --proxy`), or `nil`: then only proxying stubs forward.
+    let upstream: URL?
+    let client: HTTPClient
+
+    init(upstream: URL?, group: any EventLoopGroup) {
+        self.upstream = upstream
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        // AsyncHTTPClient retries a refused connection until this passes: the 502 for an upstream that is down.
+        configuration.timeout.connect = .seconds(5)
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+    }
+
+    func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1).
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade",
+    ]
+
+    /// The upstream's URL for a request: the base, then the request's path and query.
+    static func target(for head: HTTPRequestHead, via proxy: HTTPStubProxy) -> String {
+        proxy.target(
+            forPathAndQuery: head.uri.hasPrefix("/") ? head.uri : (URL(string: head.uri).map(pathAndQuery) ?? "/"))
+    }
+
+    private static func pathAndQuery(of url: URL) -> String {
+        let path = url.path.isEmpty ? "/" : url.path
+        return url.query.map { path + "?" + $0 } ?? path
+    }
+
+    /// Sends the request upstream; the parts of the answer arrive through `events`, on no particular thread.
+    func forward(
+        _ head: HTTPRequestHead, body: ByteBuffer, to target: String, adding extraHeaders: [String: String] = [:],
+        events: @escaping @Sendable (UpstreamEvent) -> Void
+    ) {
+        var request = HTTPClientRequest(url: target)
+        request.method = head.method
+        for (name, value) in head.headers where !Self.hopByHop.contains(name.lowercased()) {
+            if name.lowercased() == "host" || name.lowercased() == "content-length" { continue }
+            request.headers.add(name: name, value: value)
+        }
+        for (name, value) in extraHeaders {
+            request.headers.replaceOrAdd(name: name, value: value)
+        }
+        if body.readableBytes > 0 || head.headers.contains(name: "content-length") {
+            request.body = .bytes(body)
+        }
+        let client = self.client
+        Task {
+            do {
+                let response = try await client.execute(request, timeout: .seconds(300))
+                var headers = NIOHTTP1.HTTPHeaders()
+                for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
+                    headers.add(name: name, value: value)
+                }
+                events(.head(response.status, headers))
+                for try await part in response.body {
+                    events(.body(part))
+                }
+                events(.end)
+            } catch {
+                events(.failed(error))
+            }
+        }
+    }
+}
+
+/// A part of an upstream's answer.
+enum UpstreamEvent: Sendable {
+    case head(HTTPResponseStatus, NIOHTTP1.HTTPHeaders)
+    case body(ByteBuffer)
+    case end
+    case failed(any Error)
+}
