@@ -13,6 +13,7 @@ struct StuntDoubleCommand: AsyncParsableCommand {
               stuntdouble check Tests/Stubs           validate stub files without serving them
               stuntdouble record --upstream https://api.example.com --root Tests/Stubs
                                                       record real traffic as stub files, through a proxy
+              stuntdouble import-har session.har --root Tests/Stubs    a HAR file's exchanges as stub files
             """,
-        subcommands: [Serve.self, Check.self, Record.self])
+        subcommands: [Serve.self, Check.self, Record.self, ImportHAR.self])
 }

@@ -36,7 +36,7 @@ extension HTTPStubServer {
         public var adminToken: String?
         /// A server to forward the requests no stub answers to (`serve --proxy URL`, WireMock's `proxyBaseUrl`
         /// for the whole server): the upstream's base URL, `http` or `https`. Its status, headers and body
-        /// stream back unchanged. A stubber recording (``StuntDouble/HTTPStubber/record(to:mode:options:environment:)``)
+        /// stream back unchanged. A stubber recording (`HTTPStubber.record(to:mode:options:environment:)`)
         /// keeps each forwarded exchange. `nil` (the default): unmatched requests get `404` with the near-miss
         /// report.
         public var upstream: URL?

@@ -54,8 +54,22 @@ public final class ChildProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             environment.forEach { free($0) }
         }
+        // A child starts with no signal blocked and the terminating signals at their defaults: the thread that
+        // spawns it (a Dispatch or Swift concurrency worker) may block or ignore some, and a child inherits both,
+        // so that SIGTERM would never reach, say, a Python program.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawnp(&pid, program, &actions, nil, argv, environment)
+        let status = posix_spawnp(&pid, program, &actions, &attributes, argv, environment)
         close(outputPipe[1])
         close(errorPipe[1])
         guard status == 0 else {

@@ -196,6 +196,30 @@ public final class HTTPRecording: Sendable, CustomStringConvertible {
         return exchanges.count
     }
 
+    /// Writes exchanges as stub files (a HAR file's, say), as a recording would: the folder's files are
+    /// replaced once all are written.
+    /// - Parameters:
+    ///   - exchanges: The exchanges, in order.
+    ///   - root: The folder for `mappings/` and `__files/`.
+    ///   - options: Redaction and replay matching.
+    /// - Returns: How many mappings were written.
+    /// - Throws: ``HTTPStubberError/Code/recordingFailed`` when the folder cannot be written.
+    @discardableResult
+    public static func write(
+        _ exchanges: [HTTPRecordedExchange], to root: URL, options: Options = Options()
+    ) throws(HTTPStubberError) -> Int {
+        let files = RecordingWriter(options: options).files(for: exchanges, keeping: [:])
+        do {
+            try replace(root.standardizedFileURL, with: files)
+        } catch {
+            throw HTTPStubberError(
+                code: .recordingFailed,
+                message: "The stub files at \(root.path) could not be written: \(error.localizedDescription). The "
+                    + "previous files are unchanged.")
+        }
+        return exchanges.count
+    }
+
     // MARK: - Files
 
     static func hasMappings(at root: URL) -> Bool {
@@ -268,6 +292,15 @@ public struct HTTPRecordedExchange: Sendable {
     public let response: HTTPRecordedResponse
     /// The response body, as the caller received it (decompressed).
     public let body: Data
+    /// When the exchange was recorded (or, read from a HAR file, started).
+    public var date = Date()
+
+    init(request: HTTPIncomingRequest, response: HTTPRecordedResponse, body: Data, date: Date = Date()) {
+        self.request = request
+        self.response = response
+        self.body = body
+        self.date = date
+    }
 }
 
 /// The status and headers of a recorded response.

@@ -155,12 +155,6 @@ final class Playback {
         bodyComplete = true
     }
 
-    /// The upstream's whole body, once it ended (for a recording).
-    var receivedBody: Data { body }
-
-    /// The head as it will be (or was) written.
-    var head: HTTPResponseHead { responseHead }
-
     /// Prepares a plain-text response of the server's own, due now.
     func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
         prepareRaw(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8), outcome: outcome)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
@@ -288,17 +289,35 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         playback.prepareProxied(outcome: recording == nil ? "proxied to \(target)" : "recorded from \(target)")
         let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
+        // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
+        // needs, and close, before the upstream's end arrives).
+        let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
         proxy.forward(head, body: body, to: target, adding: stubProxy.additionalHeaders) { event in
+            if let recording {
+                switch event {
+                case .head(let status, let headers):
+                    received.withLockedValue {
+                        $0.status = Int(status.code)
+                        $0.headers = headers.map { (name: $0.name, value: $0.value) }
+                    }
+                case .body(let part):
+                    received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
+                case .end:
+                    let exchange = received.withLockedValue { $0 }
+                    recording.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
+                case .failed(let error):
+                    recording.addFailure(request, reason: "\(error)")
+                }
+            }
             eventLoop.execute {
                 let (handler, context, playback) = bound.value
-                handler.upstream(event, playback: playback, request: request, recording: recording, context: context)
+                handler.upstream(event, playback: playback, request: request, context: context)
             }
         }
     }
 
     private func upstream(
-        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, recording: HTTPRecording?,
-        context: ChannelHandlerContext
+        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, context: ChannelHandlerContext
     ) {
         guard !playback.isFinished, self.playback === playback else { return }
         switch event {
@@ -308,14 +327,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             playback.receiveUpstreamBody(part)
         case .end:
             playback.upstreamEnded()
-            if let recording {
-                let head = playback.head
-                recording.add(
-                    request, status: Int(head.status.code),
-                    headers: head.headers.map { (name: $0.name, value: $0.value) }, body: playback.receivedBody)
-            }
         case .failed(let error):
-            recording?.addFailure(request, reason: "\(error)")
             if playback.headWritten {
                 // The client has part of the answer: it sees the connection end early, as the upstream's did.
                 finish(playback, error: error)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
@@ -10,6 +11,8 @@ final class UpstreamProxy: Sendable {
     /// The server-wide upstream (`serve --proxy`), or `nil`: then only proxying stubs forward.
     let upstream: URL?
     let client: HTTPClient
+    /// Forwards in progress, so that stopping lets them end (and recordings keep them).
+    private let inFlight = NIOLockedValueBox(0)
 
     init(upstream: URL?, group: any EventLoopGroup) {
         self.upstream = upstream
@@ -21,7 +24,12 @@ final class UpstreamProxy: Sendable {
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
-    func shutdown() async {
+    /// Lets forwards in progress end (for up to `timeout`), then closes the client.
+    func shutdown(waitingUpTo timeout: Duration = .seconds(5)) async {
+        let deadline = ContinuousClock.now + timeout
+        while inFlight.withLockedValue({ $0 }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         try? await client.shutdown()
     }
 
@@ -60,7 +68,10 @@ final class UpstreamProxy: Sendable {
             request.body = .bytes(body)
         }
         let client = self.client
+        let inFlight = self.inFlight
+        inFlight.withLockedValue { $0 += 1 }
         Task {
+            defer { inFlight.withLockedValue { $0 -= 1 } }
             do {
                 let response = try await client.execute(request, timeout: .seconds(300))
                 var headers = NIOHTTP1.HTTPHeaders()

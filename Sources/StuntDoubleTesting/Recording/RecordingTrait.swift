@@ -126,7 +126,7 @@ public struct RecordingTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == RecordingTrait {
-    /// Each test records its real exchanges once and replays them afterwards (``HTTPRecording/Mode/once``),
+    /// Each test records its real exchanges once and replays them afterwards (`HTTPRecording.Mode.once`),
     /// in `__Recordings__` beside the test file.
     public static var recorded: RecordingTrait {
         RecordingTrait(mode: .once, options: HTTPRecording.Options(), directory: nil)

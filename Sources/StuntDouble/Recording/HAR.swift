@@ -1,0 +1,303 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HTTP Archive files (HAR 1.2, what browsers' developer tools, proxies and mitmproxy save): read as
+/// exchanges to stub or write as stub files, and written from a journal or a recording.
+///
+/// ```swift
+/// let stubber = HTTPStubber()
+/// try stubber.load(harAt: Bundle.module.url(forResource: "checkout", withExtension: "har")!)
+/// // every request of the archive answers as it did when the archive was saved
+/// try stubber.harDocument().write(to: URL(fileURLWithPath: "journal.har"))   // what this stubber answered
+/// ```
+public enum HAR {
+    /// What a HAR file holds.
+    public struct Archive: Sendable {
+        /// Each entry with a response, in the file's order.
+        public let exchanges: [HTTPRecordedExchange]
+        /// The entries left out, and why (a request that got no response, status 0).
+        public let skipped: [String]
+    }
+
+    /// Reads a HAR file.
+    /// - Parameters:
+    ///   - data: The file's contents.
+    ///   - name: The file's name, for errors.
+    /// - Returns: Its exchanges.
+    /// - Throws: ``HTTPStubberError/Code/invalidJSON`` when it is not JSON, ``HTTPStubberError/Code/invalidStubFile``
+    ///   naming the entry and field when it is not a HAR file.
+    public static func read(_ data: Data, name: String = "the HAR file") throws(HTTPStubberError) -> Archive {
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw HTTPStubberError(
+                code: .invalidJSON, message: "\(name) is not JSON (\(error.localizedDescription)); a HAR file is JSON.")
+        }
+        func problem(_ text: String) -> HTTPStubberError {
+            HTTPStubberError(code: .invalidStubFile, message: "\(name) is not a HAR file: \(text).")
+        }
+        guard let log = (json as? [String: Any])?["log"] as? [String: Any] else {
+            throw problem("it has no \"log\" object")
+        }
+        guard let entries = log["entries"] as? [[String: Any]] else {
+            throw problem("log.entries is missing or not an array of objects")
+        }
+        var exchanges: [HTTPRecordedExchange] = []
+        var skipped: [String] = []
+        for (index, entry) in entries.enumerated() {
+            let place = "log.entries[\(index)]"
+            guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any]
+            else { throw problem("\(place) has no request or no response object") }
+            guard let method = request["method"] as? String, !method.isEmpty else {
+                throw problem("\(place).request.method is missing")
+            }
+            guard let urlText = request["url"] as? String, let url = URL(string: urlText), url.host != nil else {
+                throw problem("\(place).request.url is missing or not an absolute URL")
+            }
+            guard let status = (response["status"] as? NSNumber)?.intValue else {
+                throw problem("\(place).response.status is missing or not a number")
+            }
+            guard status >= 100, status <= 599 else {
+                skipped.append("\(method) \(urlText): no response (status \(status))")
+                continue
+            }
+            var requestHeaders = HTTPHeaders()
+            for (name, value) in Self.headers(request["headers"]) where !name.hasPrefix(":") {
+                requestHeaders.add(name: .init(rawValue: name), value: value)
+            }
+            var body: Data?
+            if let postData = request["postData"] as? [String: Any], let text = postData["text"] as? String {
+                body =
+                    (postData["encoding"] as? String) == "base64"
+                    ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
+            }
+            let incoming: HTTPIncomingRequest
+            do {
+                incoming = try HTTPIncomingRequest(
+                    method: HTTPMethod(rawValue: method.uppercased()), url: url, headers: requestHeaders, body: body)
+            } catch {
+                throw problem("\(place).request cannot be read: \(error.message)")
+            }
+            let content = response["content"] as? [String: Any] ?? [:]
+            let text = content["text"] as? String ?? ""
+            let responseBody: Data
+            if (content["encoding"] as? String) == "base64" {
+                guard let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                    throw problem("\(place).response.content.text is not valid base64")
+                }
+                responseBody = decoded
+            } else {
+                responseBody = Data(text.utf8)
+            }
+            // HAR keeps the body decoded: its Content-Encoding no longer applies, and HTTP/2 pseudo-headers are no
+            // headers at all.
+            let headers = Self.headers(response["headers"]).filter {
+                !$0.name.hasPrefix(":") && $0.name.lowercased() != "content-encoding"
+            }
+            exchanges.append(
+                HTTPRecordedExchange(
+                    request: incoming, response: HTTPRecordedResponse(statusCode: status, headers: headers),
+                    body: responseBody,
+                    date: Self.date(entry["startedDateTime"] as? String) ?? Date(timeIntervalSince1970: 0)))
+        }
+        return Archive(exchanges: exchanges, skipped: skipped)
+    }
+
+    private static func headers(_ value: Any?) -> [(name: String, value: String)] {
+        (value as? [[String: Any]] ?? []).compactMap { header in
+            guard let name = header["name"] as? String, let value = header["value"] as? String else { return nil }
+            return (name, value)
+        }
+    }
+
+    private static func date(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+
+    // MARK: - Writing
+
+    /// A HAR 1.2 document of exchanges.
+    /// - Parameter exchanges: The exchanges, in order.
+    /// - Returns: The document, pretty-printed JSON.
+    public static func document(of exchanges: [HTTPRecordedExchange]) -> Data {
+        document(
+            entries: exchanges.map { exchange in
+                entry(
+                    request: exchange.request, date: exchange.date, time: 0, status: exchange.response.statusCode,
+                    headers: exchange.response.headers, body: exchange.body, error: nil)
+            })
+    }
+
+    /// A HAR 1.2 document of a journal: each request and what it received (a stub's response with its body; for
+    /// a request that went to the network or failed, its status or the error, in `_error`).
+    /// - Parameter journal: Journal entries, in order.
+    /// - Returns: The document, pretty-printed JSON.
+    public static func document(ofJournal journal: [HTTPJournalEntry]) -> Data {
+        document(
+            entries: journal.map { entry in
+                let milliseconds =
+                    entry.completion.map {
+                        Double($0.duration.components.seconds) * 1000 + Double($0.duration.components.attoseconds)
+                            / 1e15
+                    } ?? 0
+                if let response = entry.decision.plan?.response, entry.completion?.error == nil {
+                    return Self.entry(
+                        request: entry.request, date: entry.receivedAt, time: milliseconds,
+                        status: response.statusCode.rawValue,
+                        headers: response.headers.map { (name: $0.name.rawValue, value: $0.value) },
+                        body: response.body,
+                        error: nil)
+                }
+                let error =
+                    entry.completion?.error.map { "\($0.localizedDescription)" }
+                    ?? (entry.isUnmatched ? "no stub matched" : nil)
+                return Self.entry(
+                    request: entry.request, date: entry.receivedAt, time: milliseconds,
+                    status: entry.completion?.statusCode?.rawValue ?? 0, headers: [], body: Data(), error: error)
+            })
+    }
+
+    private static func document(entries: [JSONNode]) -> Data {
+        let log = JSONNode.object([
+            ("version", .string("1.2")),
+            ("creator", .object([("name", .string("StuntDouble")), ("version", .string("0.1.0"))])),
+            ("pages", .array([])),
+            ("entries", .array(entries)),
+        ])
+        return Data((JSONNode.object([("log", log)]).rendered(pretty: true) + "\n").utf8)
+    }
+
+    private static func entry(
+        request: HTTPIncomingRequest, date: Date, time: Double, status: Int, headers: [(name: String, value: String)],
+        body: Data, error: String?
+    ) -> JSONNode {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let requestHeaders = request.headers.map { (name: $0.name.rawValue, value: $0.value) }
+        var requestMembers: [(String, JSONNode)] = [
+            ("method", .string(request.method.rawValue)), ("url", .string(request.url.absoluteString)),
+            ("httpVersion", .string("HTTP/1.1")), ("cookies", .array([])),
+            ("headers", Self.headerArray(requestHeaders)),
+            (
+                "queryString",
+                .array(
+                    RecordingWriter.queryPairs(request.route.query).map { pair in
+                        .object([("name", .string(pair.name)), ("value", .string(pair.value))])
+                    })
+            ),
+            ("headersSize", .number(-1)), ("bodySize", .number(request.body?.count ?? 0)),
+        ]
+        if let body = request.body, !body.isEmpty {
+            let mimeType = request.headers[.contentType] ?? "application/octet-stream"
+            var postData: [(String, JSONNode)] = [("mimeType", .string(mimeType))]
+            if let text = String(data: body, encoding: .utf8) {
+                postData.append(("text", .string(text)))
+            } else {
+                postData.append(("text", .string(body.base64EncodedString())))
+                postData.append(("encoding", .string("base64")))
+            }
+            requestMembers.append(("postData", .object(postData)))
+        }
+        let mimeType = headers.first { $0.name.lowercased() == "content-type" }?.value ?? ""
+        var content: [(String, JSONNode)] = [("size", .number(body.count)), ("mimeType", .string(mimeType))]
+        if !body.isEmpty {
+            if let text = String(data: body, encoding: .utf8) {
+                content.append(("text", .string(text)))
+            } else {
+                content.append(("text", .string(body.base64EncodedString())))
+                content.append(("encoding", .string("base64")))
+            }
+        }
+        var responseMembers: [(String, JSONNode)] = [
+            ("status", .number(status)),
+            ("statusText", .string(status == 0 ? "" : HTTPURLResponse.localizedString(forStatusCode: status))),
+            ("httpVersion", .string("HTTP/1.1")), ("cookies", .array([])), ("headers", Self.headerArray(headers)),
+            ("content", .object(content)),
+            ("redirectURL", .string(headers.first { $0.name.lowercased() == "location" }?.value ?? "")),
+            ("headersSize", .number(-1)), ("bodySize", .number(body.count)),
+        ]
+        if let error { responseMembers.append(("_error", .string(error))) }
+        let wait = JSONNode.number(text: String(format: "%.3f", time))
+        return .object([
+            ("startedDateTime", .string(formatter.string(from: date))), ("time", wait),
+            ("request", .object(requestMembers)), ("response", .object(responseMembers)), ("cache", .object([])),
+            ("timings", .object([("send", .number(0)), ("wait", wait), ("receive", .number(0))])),
+        ])
+    }
+
+    private static func headerArray(_ headers: [(name: String, value: String)]) -> JSONNode {
+        .array(headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })
+    }
+}
+
+extension HTTPStubber {
+    /// Stubs every exchange of a HAR file: a stub per distinct request (method and full URL), answering with the
+    /// recorded status, headers and body; a request the file holds several times answers in the file's order,
+    /// then with its last answer.
+    /// - Parameter url: The HAR file.
+    /// - Returns: The archive read (its exchanges, and the entries left out).
+    /// - Throws: ``HTTPStubberError`` when the file cannot be read or is not a HAR file.
+    @discardableResult
+    public func load(harAt url: URL) throws(HTTPStubberError) -> HAR.Archive {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw HTTPStubberError(
+                code: .missingResource,
+                message: "The HAR file \(url.path) cannot be read: \(error.localizedDescription).")
+        }
+        let archive = try HAR.read(data, name: url.path)
+        var order: [String] = []
+        var groups: [String: [HTTPRecordedExchange]] = [:]
+        for exchange in archive.exchanges {
+            let key = "\(exchange.request.method.rawValue) \(exchange.request.url.absoluteString)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(exchange)
+        }
+        for key in order {
+            guard let exchanges = groups[key], let first = exchanges.first else { continue }
+            let responses = exchanges.map { exchange in
+                let response = HTTPStubResponse()
+                response.statusCode = HTTPStatusCode(rawValue: exchange.response.statusCode)
+                var headers = HTTPHeaders()
+                for header in exchange.response.headers
+                where !["content-length", "transfer-encoding"].contains(header.name.lowercased()) {
+                    headers.add(name: .init(rawValue: header.name), value: header.value)
+                }
+                response.headers = headers
+                response.body = exchange.body
+                return response
+            }
+            let stub = HTTPStubRequest(name: "HAR \(key)").match(URL: first.request.url.absoluteString)
+            if responses.count == 1 {
+                stub.stub(for: first.request.method, response: responses[0])
+            } else {
+                stub.stub(for: first.request.method, sequence: responses)
+            }
+            add(stub: stub)
+        }
+        return archive
+    }
+
+    /// The journal as a HAR 1.2 document: each request this stubber received and what it answered.
+    /// - Returns: The document.
+    public func harDocument() -> Data {
+        HAR.document(ofJournal: journal)
+    }
+}
+
+extension HTTPRecording {
+    /// This run's recorded exchanges as a HAR 1.2 document.
+    /// - Returns: The document.
+    public func harDocument() -> Data {
+        HAR.document(of: exchanges)
+    }
+}
