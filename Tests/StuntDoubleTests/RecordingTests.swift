@@ -331,4 +331,25 @@ import FoundationNetworking
         }
         #expect(upstream.requests.count == 2)
     }
+
+    @Test func replayedStubsTakeMatchersOfYourOwn() async throws {
+        try await Self.withFolder { folder in
+            let upstream = try Self.upstream()
+            let recorder = HTTPStubber()
+            let recording = try recorder.record(to: folder, mode: .record, environment: [:])
+            _ = try await recorder.stubSession().data(from: upstream.baseURL.appendingPathComponent("users/42"))
+            try recording.save()
+            upstream.stop()
+
+            var options = HTTPRecording.Options()
+            options.configureReplayStub = { stub in stub.match(header: "X-Tenant", value: "blue") }
+            let replayer = HTTPStubber()
+            try replayer.record(to: folder, mode: .replay, options: options, environment: [:])
+            var request = URLRequest(url: upstream.baseURL.appendingPathComponent("users/42"))
+            await #expect(throws: HTTPStubberError.self) { _ = try await replayer.stubSession().data(for: request) }
+            request.setValue("blue", forHTTPHeaderField: "X-Tenant")
+            let (data, _) = try await replayer.stubSession().data(for: request)
+            #expect(data == Data(#"{"id":42,"name":"Mark"}"#.utf8))
+        }
+    }
 }

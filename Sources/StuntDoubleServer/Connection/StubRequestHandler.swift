@@ -292,7 +292,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
         // needs, and close, before the upstream's end arrives).
         let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
-        proxy.forward(head, body: body, to: target, adding: stubProxy.additionalHeaders) { event in
+        proxy.forward(
+            head, body: body, to: target, adding: stubProxy.additionalHeaders, identityEncoding: recording != nil
+        ) { event in
             if let recording {
                 switch event {
                 case .head(let status, let headers):

@@ -53,12 +53,14 @@ final class UpstreamProxy: Sendable {
     /// Sends the request upstream; the parts of the answer arrive through `events`, on no particular thread.
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, to target: String, adding extraHeaders: [String: String] = [:],
-        events: @escaping @Sendable (UpstreamEvent) -> Void
+        identityEncoding: Bool = false, events: @escaping @Sendable (UpstreamEvent) -> Void
     ) {
         var request = HTTPClientRequest(url: target)
         request.method = head.method
         for (name, value) in head.headers where !Self.hopByHop.contains(name.lowercased()) {
             if name.lowercased() == "host" || name.lowercased() == "content-length" { continue }
+            // A recording keeps bodies as they are meant (and replays them to any client): uncompressed.
+            if identityEncoding, name.lowercased() == "accept-encoding" { continue }
             request.headers.add(name: name, value: value)
         }
         for (name, value) in extraHeaders {
