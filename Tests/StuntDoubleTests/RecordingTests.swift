@@ -148,7 +148,17 @@ import FoundationNetworking
             let url = upstream.baseURL.appendingPathComponent("next")
             let recorder = HTTPStubber()
             let recording = try recorder.record(to: folder, mode: .record, environment: [:])
-            for _ in 0..<3 { _ = try await recorder.stubSession().data(from: url) }
+            let session = recorder.stubSession()
+            var live: [String] = []
+            for _ in 0..<3 {
+                let (data, response) = try await session.data(from: url)
+                live.append(
+                    "\((response as? HTTPURLResponse)?.statusCode ?? 0) \(String(decoding: data, as: UTF8.self))")
+            }
+            #expect(live == ["200 call 1", "200 call 2", "200 call 3"], "what the network answered")
+            #expect(upstream.requests.count == 3)
+            #expect(
+                recording.exchanges.map { String(decoding: $0.body, as: UTF8.self) } == ["call 1", "call 2", "call 3"])
             try recording.save()
             upstream.stop()
 

@@ -88,7 +88,10 @@ extension HTTPStubSession {
             case .passThrough(let reason):
                 let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
                 do {
-                    let (data, response) = try await networkSession().data(for: request.urlRequest)
+                    // A recording keeps what the network says: no URL cache may answer instead (as the
+                    // URLSession path's relay, which keeps no cache either).
+                    let session = recording == nil ? networkSession() : NetworkRelay.session
+                    let (data, response) = try await session.data(for: request.urlRequest)
                     recording?.add(request, response: response as? HTTPURLResponse, body: data, error: nil)
                     return played(.success(data, response, absence: nil))
                 } catch {
@@ -104,7 +107,7 @@ extension HTTPStubSession {
                     return played(.failure(URLError(.badURL), absence: nil))
                 }
                 do {
-                    let (data, response) = try await networkSession().data(for: forwarded)
+                    let (data, response) = try await NetworkRelay.session.data(for: forwarded)
                     return played(.success(data, response, absence: nil))
                 } catch {
                     return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
