@@ -54,6 +54,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     private let handler: @Sendable (Request) -> Reply
     private let lock = NSLock()
     private var received: [Request] = []
+    private var stopped = false
 
     /// The requests received so far.
     public var requests: [Request] { lock.withLock { received } }
@@ -69,16 +70,28 @@ public final class TestHTTPServer: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Stops accepting connections.
+    /// Stops accepting connections: the port refuses them from now on.
+    ///
+    /// The listening socket is shut down here and closed by the accept loop as it ends: closing it here, while
+    /// the loop may be about to call `accept` again, would let the loop accept on whatever socket reuses the
+    /// descriptor number next (another test's server) and answer its requests with this server's handler.
     public func stop() {
+        lock.withLock { stopped = true }
         shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
     }
 
     private func acceptLoop() {
+        defer { close(socket) }
         while true {
             let connection = accept(socket, nil, nil)
-            guard connection >= 0 else { return }
+            if lock.withLock({ stopped }) {
+                if connection >= 0 { close(connection) }
+                return
+            }
+            guard connection >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
             Thread.detachNewThread { [self] in serve(connection) }
         }
     }
