@@ -112,11 +112,20 @@ import Testing
         closed.stop()
         var configuration = HTTPStubServer.Configuration()
         configuration.upstream = upstream
-        try await withStubServer(configuration: configuration) { proxy in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("down-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = HTTPStubber()
+        let recording = try recorder.record(to: folder, mode: .record, environment: [:])
+        try await withStubServer(stubber: recorder, configuration: configuration) { proxy in
             let answer = try await Self.get("\(proxy)/anything")
             #expect(answer.status == 502)
             #expect(String(decoding: answer.body, as: UTF8.self).contains("did not answer"))
         }
+        // A recording that lost an exchange is not written.
+        let error = #expect(throws: HTTPStubberError.self) { try recording.save() }
+        #expect(error?.code == .recordingFailed)
+        #expect(error?.message.contains("GET http://127.0.0.1:") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
         var bad = HTTPStubServer.Configuration()
         bad.upstream = URL(string: "ftp://example.com")
         await #expect(throws: HTTPStubServerError.self) { try await withStubServer(configuration: bad) { _ in } }

@@ -19,6 +19,8 @@ final class UpstreamProxy: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
+        // As many connections to the upstream as clients keep to the proxy, rather than AsyncHTTPClient's 8.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         // AsyncHTTPClient retries a refused connection until this passes: the 502 for an upstream that is down.
         configuration.timeout.connect = .seconds(5)
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
