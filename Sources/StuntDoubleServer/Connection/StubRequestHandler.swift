@@ -447,6 +447,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.playback = nil
         let staysOpen = playback.keepAlive && !closeAfterResponse
         state = staysOpen ? .idle : .finishing
+        // Idle from now: an idle timer due this instant (armed while the response was in progress) must not
+        // close the connection under the response's last bytes.
+        idleSince = .now()
         let ended = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
         ended.futureResult.assumeIsolated().whenComplete { [self] result in
