@@ -44,14 +44,7 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("match-header"), help: "A request header replayed requests must have (repeatable).")
     var matchedHeaders: [String] = []
 
-    @Option(name: .customLong("redact-header"), help: "A header whose values are never written (repeatable).")
-    var redactedHeaders: [String] = []
-
-    @Option(name: .customLong("redact-query"), help: "A query parameter whose values are never written (repeatable).")
-    var redactedQueryParameters: [String] = []
-
-    @Option(name: .customLong("redact-json-field"), help: "A JSON field whose values are never written (repeatable).")
-    var redactedJSONFields: [String] = []
+    @OptionGroup var redaction: Redaction
 
     @Flag(help: "Do not log each request.")
     var quiet = false
@@ -65,12 +58,9 @@ struct Record: AsyncParsableCommand {
         guard let upstreamURL = URL(string: upstream) else {
             throw ValidationError("--upstream \(upstream) is not a URL.")
         }
-        var options = HTTPRecording.Options()
+        var options = redaction.options
         options.matchesBody = matchBody
         options.matchedHeaders = matchedHeaders
-        options.redactedHeaders.formUnion(redactedHeaders)
-        options.redactedQueryParameters = Set(redactedQueryParameters)
-        options.redactedJSONFields = Set(redactedJSONFields)
         let stubber = HTTPStubber()
         let recording: HTTPRecording
         do {
@@ -95,18 +85,7 @@ struct Record: AsyncParsableCommand {
         }
         say("Recording \(upstream) through \(baseURL.absoluteString) to \(root)")
         say("Press Ctrl-C to stop and write the recording.")
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask { await Serve.waitForTermination() }
-            group.addTask {
-                await server.waitUntilStopped()
-                return nil
-            }
-            if let signal = await group.next() ?? nil {
-                say("\(signal): stopping (responses in progress get up to 5 seconds)")
-                await server.stop(gracePeriod: .seconds(5))
-            }
-            group.cancelAll()
-        }
+        _ = await Serve.serveUntilStopped(server)
         do {
             let written = try recording.save()
             say("Wrote \(written) exchange\(written == 1 ? "" : "s") to \(root)")
@@ -134,20 +113,10 @@ struct ImportHAR: AsyncParsableCommand {
     @Option(help: "The folder to write mappings/ and __files/ to (its files are replaced).")
     var root: String
 
-    @Option(name: .customLong("redact-header"), help: "A header whose values are never written (repeatable).")
-    var redactedHeaders: [String] = []
-
-    @Option(name: .customLong("redact-query"), help: "A query parameter whose values are never written (repeatable).")
-    var redactedQueryParameters: [String] = []
-
-    @Option(name: .customLong("redact-json-field"), help: "A JSON field whose values are never written (repeatable).")
-    var redactedJSONFields: [String] = []
+    @OptionGroup var redaction: Redaction
 
     func run() async throws {
-        var options = HTTPRecording.Options()
-        options.redactedHeaders.formUnion(redactedHeaders)
-        options.redactedQueryParameters = Set(redactedQueryParameters)
-        options.redactedJSONFields = Set(redactedJSONFields)
+        let options = redaction.options
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             let archive = try HAR.read(data, name: file)
@@ -163,5 +132,26 @@ struct ImportHAR: AsyncParsableCommand {
             printError("error: \(file) cannot be read: \(error.localizedDescription)")
             throw ExitCode.failure
         }
+    }
+}
+
+/// What `record` and `import-har` never write, beyond the credential headers.
+struct Redaction: ParsableArguments {
+    @Option(name: .customLong("redact-header"), help: "A header whose values are never written (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("redact-query"), help: "A query parameter whose values are never written (repeatable).")
+    var queryParameters: [String] = []
+
+    @Option(name: .customLong("redact-json-field"), help: "A JSON field whose values are never written (repeatable).")
+    var jsonFields: [String] = []
+
+    /// Recording options with these redactions added to the defaults.
+    var options: HTTPRecording.Options {
+        var options = HTTPRecording.Options()
+        options.redactedHeaders.formUnion(headers)
+        options.redactedQueryParameters = Set(queryParameters)
+        options.redactedJSONFields = Set(jsonFields)
+        return options
     }
 }

@@ -128,20 +128,27 @@ struct Serve: AsyncParsableCommand {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
         say("Press Ctrl-C to stop.")
-        // Whichever comes first: a signal, or a shutdown through the admin API (which stops the server itself).
+        if !(await Self.serveUntilStopped(server)) {
+            say("stopped: shutdown asked for through the admin API")
+        }
+    }
+
+    /// Waits for whichever comes first: SIGINT or SIGTERM, which stops the server (responses in progress get
+    /// up to 5 seconds), or a shutdown through the admin API, which stops the server itself.
+    /// - Parameter server: The running server.
+    /// - Returns: Whether a signal stopped it.
+    static func serveUntilStopped(_ server: HTTPStubServer) async -> Bool {
         await withTaskGroup(of: String?.self) { group in
-            group.addTask { await Self.waitForTermination() }
+            group.addTask { await waitForTermination() }
             group.addTask {
                 await server.waitUntilStopped()
                 return nil
             }
-            if let signal = await group.next() ?? nil {
-                say("\(signal): stopping (responses in progress get up to 5 seconds)")
-                await server.stop(gracePeriod: .seconds(5))
-            } else {
-                say("stopped: shutdown asked for through the admin API")
-            }
-            group.cancelAll()
+            defer { group.cancelAll() }
+            guard let signal = await group.next() ?? nil else { return false }
+            say("\(signal): stopping (responses in progress get up to 5 seconds)")
+            await server.stop(gracePeriod: .seconds(5))
+            return true
         }
     }
 

@@ -159,7 +159,7 @@ import Testing
         }
         #expect(replayed == live)
         #expect(replayer.unmatchedRequests.isEmpty)
-        return RecordingFiles.all(at: folder)
+        return filesUnder(folder)
     }
 
     @Test func recordingFromOurOwnServerReplaysTheSameBytes() async throws {
@@ -228,21 +228,5 @@ import Testing
                 as: UTF8.self)
             #expect(mapping.contains(#""X-Upstream": "yes""#), "\(mapping)")
         }
-    }
-}
-
-/// Every file under a recording's root, by relative path.
-enum RecordingFiles {
-    static func all(at root: URL) -> [String: Data] {
-        var files: [String: Data] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: root.path)
-        while let path = enumerator?.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            let url = root.appendingPathComponent(path)
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files[path] = FileManager.default.contents(atPath: url.path)
-            }
-        }
-        return files
     }
 }

@@ -48,6 +48,8 @@ public enum HAR {
         }
         var exchanges: [HTTPRecordedExchange] = []
         var skipped: [String] = []
+        let formatter = dateFormatter()
+        let wholeSeconds = ISO8601DateFormatter()
         for (index, entry) in entries.enumerated() {
             let place = "log.entries[\(index)]"
             guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any]
@@ -102,7 +104,10 @@ public enum HAR {
                 HTTPRecordedExchange(
                     request: incoming, response: HTTPRecordedResponse(statusCode: status, headers: headers),
                     body: responseBody,
-                    date: Self.date(entry["startedDateTime"] as? String) ?? Date(timeIntervalSince1970: 0)))
+                    date: (entry["startedDateTime"] as? String).flatMap {
+                        formatter.date(from: $0) ?? wholeSeconds.date(from: $0)
+                    }
+                        ?? Date(timeIntervalSince1970: 0)))
         }
         return Archive(exchanges: exchanges, skipped: skipped)
     }
@@ -114,11 +119,11 @@ public enum HAR {
         }
     }
 
-    private static func date(_ text: String?) -> Date? {
-        guard let text else { return nil }
+    /// A formatter for HAR's dates: ISO 8601 with fractions of a second (one per document read or written).
+    private static func dateFormatter() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+        return formatter
     }
 
     // MARK: - Writing
@@ -127,10 +132,12 @@ public enum HAR {
     /// - Parameter exchanges: The exchanges, in order.
     /// - Returns: The document, pretty-printed JSON.
     public static func document(of exchanges: [HTTPRecordedExchange]) -> Data {
-        document(
+        let formatter = dateFormatter()
+        return document(
             entries: exchanges.map { exchange in
                 entry(
-                    request: exchange.request, date: exchange.date, time: 0, status: exchange.response.statusCode,
+                    formatter: formatter, request: exchange.request, date: exchange.date, time: 0,
+                    status: exchange.response.statusCode,
                     headers: exchange.response.headers, body: exchange.body, error: nil)
             })
     }
@@ -140,7 +147,8 @@ public enum HAR {
     /// - Parameter journal: Journal entries, in order.
     /// - Returns: The document, pretty-printed JSON.
     public static func document(ofJournal journal: [HTTPJournalEntry]) -> Data {
-        document(
+        let formatter = dateFormatter()
+        return document(
             entries: journal.map { entry in
                 let milliseconds =
                     entry.completion.map {
@@ -149,7 +157,7 @@ public enum HAR {
                     } ?? 0
                 if let response = entry.decision.plan?.response, entry.completion?.error == nil {
                     return Self.entry(
-                        request: entry.request, date: entry.receivedAt, time: milliseconds,
+                        formatter: formatter, request: entry.request, date: entry.receivedAt, time: milliseconds,
                         status: response.statusCode.rawValue,
                         headers: response.headers.map { (name: $0.name.rawValue, value: $0.value) },
                         body: response.body,
@@ -159,7 +167,7 @@ public enum HAR {
                     entry.completion?.error.map { "\($0.localizedDescription)" }
                     ?? (entry.isUnmatched ? "no stub matched" : nil)
                 return Self.entry(
-                    request: entry.request, date: entry.receivedAt, time: milliseconds,
+                    formatter: formatter, request: entry.request, date: entry.receivedAt, time: milliseconds,
                     status: entry.completion?.statusCode?.rawValue ?? 0, headers: [], body: Data(), error: error)
             })
     }
@@ -175,11 +183,10 @@ public enum HAR {
     }
 
     private static func entry(
-        request: HTTPIncomingRequest, date: Date, time: Double, status: Int, headers: [(name: String, value: String)],
+        formatter: ISO8601DateFormatter, request: HTTPIncomingRequest, date: Date, time: Double, status: Int,
+        headers: [(name: String, value: String)],
         body: Data, error: String?
     ) -> JSONNode {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let requestHeaders = request.headers.map { (name: $0.name.rawValue, value: $0.value) }
         var requestMembers: [(String, JSONNode)] = [
             ("method", .string(request.method.rawValue)), ("url", .string(request.url.absoluteString)),

@@ -233,29 +233,32 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let playback = Playback(
             requestHead: head, request: request, entry: entry, receivedAt: receivedAt, received: received)
-        let serverWide = core.proxy?.upstream.map { HTTPStubProxy(baseURL: $0) }
-        switch decision {
-        case .stub(let plan) where plan.proxy != nil:
+        if let plan = decision.plan, let stubProxy = plan.proxy {
+            // A proxying stub: forwarded once its delay has passed.
             self.playback = playback
             let delay = plan.responseDeadline + core.globalDelay.withLockedValue { $0 }
             let (seconds, attoseconds) = delay.components
             let start = receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
                 proxy(
-                    head, body: body, request: request, via: plan.proxy!, playback: playback, recording: nil,
+                    head, body: body, request: request, via: stubProxy, playback: playback, recording: nil,
                     context: context)
             }
             return
-        case .stub(let plan):
-            playback.prepare(plan, core: core)
-        case .unmatched where serverWide != nil, .passThrough where serverWide != nil:
+        }
+        if decision.plan == nil, let serverWide = core.proxy?.serverWide {
+            // Unmatched or let through, with an upstream: forwarded (and recorded, when a recording let it through).
             var recording: HTTPRecording?
             if case .passThrough(.recording(let attached)) = decision { recording = attached }
             self.playback = playback
             proxy(
-                head, body: body, request: request, via: serverWide!, playback: playback, recording: recording,
+                head, body: body, request: request, via: serverWide, playback: playback, recording: recording,
                 context: context)
             return
+        }
+        switch decision {
+        case .stub(let plan):
+            playback.prepare(plan, core: core)
         case .unmatched(let report):
             playback.prepareText(
                 status: .notFound,
@@ -271,7 +274,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             playback.prepareText(
                 status: .badGateway,
                 text: "The request is not stubbed: \(why). This server has no upstream to pass it to: stub the "
-                    + "request, or remove the ignore rule.\n",
+                    + "request, remove the ignore rule, or give the server an upstream (--proxy URL).\n",
                 outcome: "not stubbed (no upstream)")
         }
         self.playback = playback

@@ -9,13 +9,13 @@ import StuntDouble
 /// headers and body bytes as the upstream sent them (no redirects followed, nothing decompressed).
 final class UpstreamProxy: Sendable {
     /// The server-wide upstream (`serve --proxy`), or `nil`: then only proxying stubs forward.
-    let upstream: URL?
+    let serverWide: HTTPStubProxy?
     let client: HTTPClient
     /// Forwards in progress, so that stopping lets them end (and recordings keep them).
     private let inFlight = NIOLockedValueBox(0)
 
     init(upstream: URL?, group: any EventLoopGroup) {
-        self.upstream = upstream
+        serverWide = upstream.map { HTTPStubProxy(baseURL: $0) }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
