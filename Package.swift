@@ -85,6 +85,7 @@ let package = Package(
                 // The command is a dependency so that `swift test` builds it: CommandTests run it.
                 "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -4,6 +4,7 @@ import PackageDescription
 // Benchmarks are executables that print numbers; run them in release:
 //   swift run -c release --package-path Benchmarks EngineBenchmark
 //   swift run -c release --package-path Benchmarks DeliveryBenchmark
+//   swift run -c release --package-path Benchmarks JSONBenchmark
 let package = Package(
     name: "StuntDoubleBenchmarks",
     platforms: [.macOS(.v13)],
@@ -17,6 +18,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "DeliveryBenchmark",
+            dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
+        ),
+        .executableTarget(
+            name: "JSONBenchmark",
             dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
         ),
     ]

@@ -20,6 +20,7 @@ struct Check: AsyncParsableCommand {
     var paths: [String]
 
     func run() async throws {
+        defer { OutputSink.flushAll() }
         var diagnostics: [StubFileDiagnostic] = []
         var fileCount = 0
         var mappingCount = 0

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 
-/// Logs one line per message to standard output: the time and the message (and metadata, when given).
+/// Logs one line per message to standard output: the time and the message (and metadata, when given). Lines go
+/// through ``OutputSink``, so logging never blocks the caller (a server's event loop): when the output is not
+/// read fast enough, lines are dropped and counted, and a line says so once the output moves again.
 struct LineLogHandler: LogHandler {
     let label: String
     var logLevel = Logger.Level.info

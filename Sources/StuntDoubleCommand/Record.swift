@@ -46,10 +46,14 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var redaction: Redaction
 
+    @OptionGroup var admin: AdminOptions
+
     @Flag(help: "Do not log each request.")
     var quiet = false
 
     func run() async throws {
+        OutputSink.ignoreBrokenPipes()
+        defer { OutputSink.flushAll() }
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label)
             handler.logLevel = quiet ? .warning : .info
@@ -75,6 +79,7 @@ struct Record: AsyncParsableCommand {
         var configuration = HTTPStubServer.Configuration(host: host, port: port)
         configuration.logger = Logger(label: "stuntdouble")
         configuration.upstream = upstreamURL
+        admin.apply(to: &configuration)
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         let baseURL: URL
         do {
@@ -116,6 +121,7 @@ struct ImportHAR: AsyncParsableCommand {
     @OptionGroup var redaction: Redaction
 
     func run() async throws {
+        defer { OutputSink.flushAll() }
         let options = redaction.options
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -47,19 +47,21 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log each request (for benchmarks).")
     var quiet = false
 
-    @Flag(name: .customLong("no-admin"), help: "Turn off WireMock's admin API and the traffic page (/__admin/).")
-    var noAdmin = false
-
-    @Option(
-        help:
-            "A token every admin call must carry (Authorization: Bearer TOKEN); needed with --host other than loopback."
-    )
-    var adminToken: String?
+    @OptionGroup var admin: AdminOptions
 
     @Option(help: "Forward requests no stub answers to this server (http or https), streaming its answers back.")
     var proxy: String?
 
+    @Flag(
+        name: .customLong("proxy-admin"),
+        help: "Forward /__admin/ requests to the --proxy server too (off: its admin API stays out of reach).")
+    var proxyAdmin = false
+
+    @OptionGroup var journal: JournalOptions
+
     func run() async throws {
+        OutputSink.ignoreBrokenPipes()
+        defer { OutputSink.flushAll() }
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label)
             handler.logLevel = verbose ? .debug : quiet ? .warning : .info
@@ -78,8 +80,9 @@ struct Serve: AsyncParsableCommand {
         var configuration = HTTPStubServer.Configuration(
             host: host, port: port, maximumRequestBodySize: maxBodySize, threads: threads)
         configuration.logger = Logger(label: "stuntdouble")
-        configuration.isAdminAPIEnabled = !noAdmin
-        configuration.adminToken = adminToken
+        admin.apply(to: &configuration)
+        journal.apply(to: &configuration)
+        configuration.proxiesAdminRequests = proxyAdmin
         if let proxy {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url
@@ -87,7 +90,8 @@ struct Serve: AsyncParsableCommand {
         let server = HTTPStubServer(configuration: configuration)
         let files: StubFiles
         do {
-            files = try server.loadStubFiles(at: folder, displayPath: display)
+            // The bundled examples are read, never written (`POST /__admin/mappings/save` refuses).
+            files = try server.loadStubFiles(at: folder, displayPath: display, isReadOnly: root == nil)
         } catch {
             for diagnostic in error.diagnostics {
                 printError(diagnostic.description)
@@ -124,7 +128,7 @@ struct Serve: AsyncParsableCommand {
         if let proxy {
             say("Requests no stub answers go to \(proxy)")
         }
-        if !noAdmin {
+        if !admin.noAdmin {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
         say("Press Ctrl-C to stop.")
@@ -172,13 +176,13 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// Writes a line to standard output at once (`print` buffers when the output is a pipe or a file, which would
-/// put the listing after the request lines).
+/// Writes a line to standard output, in order with the request log, without ever waiting for a reader (see
+/// ``OutputSink``).
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    OutputSink.standardOutput.write(line)
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, without ever waiting for a reader.
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    OutputSink.standardError.write(line)
 }

@@ -40,6 +40,19 @@ extension HTTPStubServer {
         /// keeps each forwarded exchange. `nil` (the default): unmatched requests get `404` with the near-miss
         /// report.
         public var upstream: URL?
+        /// How many requests the stubber's journal keeps (the newest), or `nil` to leave the stubber's own
+        /// setting (``HTTPStubber/defaultJournalCapacity`` for a new one). 0 keeps none, as WireMock's
+        /// `--no-request-journal` (then the admin API's counts and finds answer with an error saying so).
+        public var journalCapacity: Int?
+        /// How many bytes of each request body the journal keeps (``HTTPStubber/journalBodyLimit``): 64 KiB
+        /// by default, so that a server running for days under large uploads keeps its memory; `nil` for whole
+        /// bodies. Entries note the true length, and counts and finds whose body patterns may have missed a
+        /// cut body say so.
+        public var journalBodyLimit: Int? = 64 << 10
+        /// Whether requests under `/__admin/` that this server does not answer itself (its admin API is off)
+        /// may go to the ``upstream``. Off by default: behind a server whose admin API is open, they would let
+        /// anyone who reaches this one change its stubs, read its journal or shut it down (`--proxy-admin`).
+        public var proxiesAdminRequests = false
 
         /// Creates a configuration.
         /// - Parameters:
@@ -77,6 +90,12 @@ extension HTTPStubServer {
             if idleTimeout <= .zero { return "idleTimeout must be above zero" }
             if threads < 1 { return "threads is \(threads); use 1 or more" }
             if let adminToken, adminToken.isEmpty { return "adminToken is empty; give a token, or nil for none" }
+            if let journalCapacity, journalCapacity < 0 {
+                return "journalCapacity is \(journalCapacity); use 0 (no journal) or more"
+            }
+            if let journalBodyLimit, journalBodyLimit < 0 {
+                return "journalBodyLimit is \(journalBodyLimit); use 0 or more bytes, or nil for whole bodies"
+            }
             if let upstream, !["http", "https"].contains(upstream.scheme?.lowercased() ?? "") || upstream.host == nil {
                 return "upstream \(upstream.absoluteString) is not an http or https URL with a host (such as "
                     + "https://api.example.com)"

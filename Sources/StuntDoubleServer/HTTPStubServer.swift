@@ -67,6 +67,8 @@ public final class HTTPStubServer: Sendable {
     public init(stubber: HTTPStubber = HTTPStubber(), configuration: Configuration = Configuration()) {
         self.stubber = stubber
         self.configuration = configuration
+        if let capacity = configuration.journalCapacity { stubber.journalCapacity = capacity }
+        stubber.journalBodyLimit = configuration.journalBodyLimit
         core = ServerCore(stubber: stubber, configuration: configuration)
         if configuration.isAdminAPIEnabled {
             let api = AdminAPI(store: core.store, core: core)
@@ -82,11 +84,15 @@ public final class HTTPStubServer: Sendable {
     /// - Parameters:
     ///   - root: The folder holding `mappings/`.
     ///   - displayPath: How diagnostics and listings name the folder; its path by default.
+    ///   - isReadOnly: Whether `POST /__admin/mappings/save` must refuse to write into the folder (files that
+    ///     are not the user's, such as examples bundled with a program).
     /// - Returns: The files read, with their warnings.
     /// - Throws: `HTTPStubberError` with code `invalidStubFile` when the files have errors; nothing is loaded.
     @discardableResult
-    public func loadStubFiles(at root: URL, displayPath: String? = nil) throws(HTTPStubberError) -> StubFiles {
-        try core.store.load(root: root, displayPath: displayPath ?? root.path)
+    public func loadStubFiles(at root: URL, displayPath: String? = nil, isReadOnly: Bool = false)
+        throws(HTTPStubberError) -> StubFiles
+    {
+        try core.store.load(root: root, displayPath: displayPath ?? root.path, isReadOnly: isReadOnly)
     }
 
     /// The server's base URL (`http://127.0.0.1:54321`) while it runs, or `nil`.
@@ -279,6 +285,24 @@ final class ServerCore: Sendable {
     /// The admin API asked the server to stop.
     func shutdownRequested() async {
         await shutdown.withLockedValue { $0 }.run?()
+    }
+
+    /// A request target as the log shows it: the values of query parameters that hold secrets (the admin
+    /// token, and those a recording redacts) replaced by `REDACTED`.
+    func loggedTarget(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        var secret: Set<String> = ["token"]
+        if let recording = stubber.recording {
+            secret.formUnion(recording.options.redactedQueryParameters)
+        }
+        let query = target[target.index(after: mark)...]
+        var pairs: [Substring] = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let decoded = String(name).removingPercentEncoding ?? String(name)
+            pairs.append(secret.contains(decoded) && pair.contains("=") ? name + "=REDACTED" : pair)
+        }
+        return target[...mark] + pairs.joined(separator: "&")
     }
 
     /// Remembers a request's client address, forgetting those the journal no longer holds.

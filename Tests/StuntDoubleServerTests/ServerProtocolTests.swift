@@ -129,7 +129,7 @@ import Testing
     @Test(arguments: [
         "GARBAGE\r\n\r\n", "GET /a HTTP/1.1\r\nHost x\r\n\r\n", "GET /a HTTP/9.9\r\n\r\n",
         "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n",
-        "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+        "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
     ])
     func malformedRequestsGet400AndNeverDisturbOtherConnections(request: String) async throws {
         try await withStubServer(stubber: stubber()) { baseURL in

@@ -88,7 +88,7 @@ struct SplitMix64: RandomNumberGenerator {
             let request = try HTTPIncomingRequest(method: method, url: URL(string: Self.randomURL(&random))!)
             let indexed = registry.firstMatch(request)
             let scanned = registry.firstMatchByScanning(request)
-            #expect(indexed?.0.stub === scanned?.0.stub, "seed \(seed): \(request)")
+            #expect(indexed?.entry?.stub === scanned?.entry?.stub, "seed \(seed): \(request)")
         }
     }
 

@@ -26,12 +26,23 @@ public final class ChildProcess: @unchecked Sendable {
     private let pid: pid_t
     private let readers = DispatchGroup()
 
+    /// What becomes of a program's standard output.
+    public enum OutputReader: Sendable {
+        /// Read to its end (``standardOutput``).
+        case collected
+        /// Read until this many bytes came, then closed, as `| head -c N` does: the program's later writes fail.
+        case closedAfter(bytes: Int)
+        /// Never read, as `| sleep 60` does: once the pipe is full, the program's writes wait.
+        case neverRead
+    }
+
     /// Starts a program, found on the `PATH` unless the path has a slash.
     /// - Parameters:
     ///   - program: The program's name or path.
     ///   - arguments: Its arguments.
+    ///   - reader: What becomes of its standard output: collected by default.
     /// - Throws: ``SpawnError`` when the program cannot be started.
-    public init(_ program: String, _ arguments: [String]) throws {
+    public init(_ program: String, _ arguments: [String], standardOutput reader: OutputReader = .collected) throws {
         var outputPipe: [Int32] = [0, 0]
         var errorPipe: [Int32] = [0, 0]
         guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
@@ -78,8 +89,22 @@ public final class ChildProcess: @unchecked Sendable {
             throw SpawnError(description: "cannot run \(program): \(String(cString: strerror(status)))")
         }
         self.pid = pid
-        collect(outputPipe[0]) { self.output.append($0) }
+        switch reader {
+        case .collected:
+            collect(outputPipe[0]) { self.output.append($0) }
+        case .closedAfter(let limit):
+            collect(outputPipe[0], upTo: limit) { self.output.append($0) }
+        case .neverRead:
+            unread = outputPipe[0]
+        }
         collect(errorPipe[0]) { self.errorOutput.append($0) }
+    }
+
+    /// The read end of a standard output that is never read, closed once the program ends.
+    private var unread: Int32?
+
+    deinit {
+        if let unread { close(unread) }
     }
 
     /// Makes the child close every descriptor above standard error: SwiftNIO's sockets are not close-on-exec,
@@ -97,15 +122,17 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Reads a pipe to its end on a thread of its own.
-    private func collect(_ descriptor: Int32, into append: @escaping @Sendable (Data) -> Void) {
+    /// Reads a pipe to its end (or `limit` bytes) on a thread of its own, then closes it.
+    private func collect(_ descriptor: Int32, upTo limit: Int = .max, into append: @escaping @Sendable (Data) -> Void) {
         readers.enter()
         let lock = self.lock
         Thread.detachNewThread { [readers] in
             var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = read(descriptor, &buffer, buffer.count)
+            var total = 0
+            while total < limit {
+                let count = read(descriptor, &buffer, min(buffer.count, limit - total))
                 if count > 0 {
+                    total += count
                     let chunk = Data(buffer[0..<count])
                     lock.withLock { append(chunk) }
                 } else if count < 0 && errno == EINTR {

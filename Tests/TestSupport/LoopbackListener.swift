@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A listening TCP socket on 127.0.0.1, on a port the system picks.
-struct LoopbackListener {
+public struct LoopbackListener {
     let socket: Int32
     let port: Int
 
@@ -39,6 +39,14 @@ struct LoopbackListener {
         }
         socket = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port that was free a moment ago, for a program that must be told its port before it starts (another
+    /// program may take it meanwhile, which the tests that use it then report as a failure to start).
+    public static func freePort() throws -> Int {
+        let listener = try LoopbackListener(backlog: 1)
+        close(listener.socket)
+        return listener.port
     }
 }
 

@@ -99,19 +99,71 @@ final class ResponsePlayer: @unchecked Sendable {
 
     // MARK: - Starting, pausing and stopping
 
+    /// How a request is being answered: what `stopLoading` must stop, pause or resume.
+    enum Answer {
+        /// Due at once: delivered on the next turn of the task's work queue.
+        case immediate(ImmediateAnswer)
+        /// Played over time.
+        case playing(ResponsePlayer)
+        /// Delivered already (the task's work queue could not be found: delivered inside `startLoading`).
+        case delivered
+
+        func stop() {
+            switch self {
+            case .immediate(let answer): answer.stop()
+            case .playing(let player): player.stop()
+            case .delivered: break
+            }
+        }
+
+        func pause() {
+            switch self {
+            case .immediate(let answer): answer.pause()
+            case .playing(let player): player.pause()
+            case .delivered: break
+            }
+        }
+
+        func resume() {
+            switch self {
+            case .immediate(let answer): answer.resume()
+            case .playing(let player): player.resume()
+            case .delivered: break
+            }
+        }
+    }
+
     /// Answers a request; called in `startLoading`, on the session's work queue.
     ///
-    /// An answer that is due at once and needs nothing more (no redirect, no cookies) is delivered right here,
-    /// with no player at all: nothing can interleave, since URLSession calls `stopLoading` on the same queue.
-    /// Anything else gets a player that plays it over time.
-    /// - Returns: The player, which `stopLoading` must stop; `nil` when the answer was delivered.
+    /// An answer that is due at once and needs nothing more (no redirect, no cookies) gets no player: it is
+    /// delivered on the next turn of the work queue (see ``ImmediateAnswer`` for why not at once). Anything else
+    /// gets a player that plays it over time, starting on that next turn too.
+    /// - Returns: What `stopLoading` must stop.
     static func start(
         urlProtocol: URLProtocol, stubber found: Result<HTTPStubber, HTTPStubberError>,
         client: (any URLProtocolClient)?, request: URLRequest, task: URLSessionTask?
-    ) -> ResponsePlayer? {
-        func fail(_ error: any Error) -> ResponsePlayer? {
-            client?.urlProtocol(urlProtocol, didFailWithError: error)
-            return nil
+    ) -> Answer {
+        func answer(_ outcome: ImmediateAnswer.Outcome, journal: @escaping @Sendable ((any Error)?) -> Void) -> Answer {
+            guard let task, let queue = TaskIntrospection.workQueue(of: task) else {
+                switch outcome {
+                case .respond(let response, let policy, let body):
+                    client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: policy)
+                    if !body.isEmpty { client?.urlProtocol(urlProtocol, didLoad: body) }
+                    client?.urlProtocolDidFinishLoading(urlProtocol)
+                    journal(nil)
+                case .fail(let error):
+                    client?.urlProtocol(urlProtocol, didFailWithError: error)
+                    journal(error)
+                }
+                return .delivered
+            }
+            let answer = ImmediateAnswer(
+                urlProtocol: urlProtocol, client: client, outcome: outcome, queue: queue, journal: journal)
+            answer.schedule()
+            return .immediate(answer)
+        }
+        func fail(_ error: any Error) -> Answer {
+            answer(.fail(error), journal: { _ in })
         }
         let stubber: HTTPStubber
         switch found {
@@ -125,7 +177,7 @@ final class ResponsePlayer: @unchecked Sendable {
             let player = ResponsePlayer(
                 urlProtocol: urlProtocol, stubber: stubber, client: client, task: task, request: request)
             player.startAfterReadingStreamedBody(of: request)
-            return player
+            return .playing(player)
         }
         #endif
         let incoming: HTTPIncomingRequest
@@ -136,49 +188,42 @@ final class ResponsePlayer: @unchecked Sendable {
         }
         let receivedAt = ContinuousClock.now
         let (decision, entry) = stubber.decide(incoming, via: .urlSession, received: receivedAt)
-        func finished(_ error: (any Error)?, response: HTTPResponsePlan.Response? = nil) {
-            stubber.complete(
-                entry, after: .now - receivedAt, error: error, statusCode: response?.statusCode.rawValue,
-                bodyByteCount: response?.body.count)
+        /// Fails the request, recording the error in its journal entry.
+        func failJournaled(_ error: any Error) -> Answer {
+            answer(.fail(error)) { _ in stubber.complete(entry, after: .now - receivedAt, error: error) }
         }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             // Journaled like any request (verify and the unmatched-request checks see it), then refused.
-            let error = HTTPStubberError(
-                code: .unsupportedTask,
-                message: "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking gives "
-                    + "a custom URLProtocol no way to hand over the downloaded file (it traps or returns no file). "
-                    + "Use data(for:) and write the data to a file yourself."
-            )
-            finished(error)
-            return fail(error)
+            return failJournaled(
+                HTTPStubberError(
+                    code: .unsupportedTask,
+                    message: "Download tasks cannot be stubbed through URLProtocol on Linux: FoundationNetworking "
+                        + "gives a custom URLProtocol no way to hand over the downloaded file (it traps or returns no "
+                        + "file). Use data(for:) and write the data to a file yourself."
+                ))
         }
         #endif
         switch decision {
         case .unmatched(let report):
-            let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
-            finished(error)
-            return fail(error)
+            return failJournaled(
+                HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report))
         case .stub(let plan)
         where plan.completionDeadline == .zero && Redirect.target(of: plan) == nil && plan.proxy == nil
             && plan.response?.headers.contains(.setCookie) != true:
             guard let response = plan.response else {
-                let error = plan.error ?? URLError(.unknown)
-                finished(error)
-                return fail(error)
+                return failJournaled(plan.error ?? URLError(.unknown))
             }
             guard let urlResponse = urlResponse(response, url: plan.request.url) else {
-                let error = invalidResponse(plan)
-                finished(error)
-                return fail(error)
+                return failJournaled(invalidResponse(plan))
             }
-            client?.urlProtocol(urlProtocol, didReceive: urlResponse, cacheStoragePolicy: response.cachePolicy)
-            if !response.body.isEmpty {
-                client?.urlProtocol(urlProtocol, didLoad: response.body)
+            let statusCode = response.statusCode.rawValue
+            let bodyByteCount = response.body.count
+            return answer(.respond(urlResponse, response.cachePolicy, response.body)) { error in
+                stubber.complete(
+                    entry, after: .now - receivedAt, error: error, statusCode: statusCode,
+                    bodyByteCount: bodyByteCount)
             }
-            client?.urlProtocolDidFinishLoading(urlProtocol)
-            finished(nil, response: response)
-            return nil
         default:
             let player = ResponsePlayer(
                 urlProtocol: urlProtocol, stubber: stubber, client: client, task: task, request: request
@@ -187,8 +232,9 @@ final class ResponsePlayer: @unchecked Sendable {
                 player.journalEntry = (entry, receivedAt)
                 player.decide(incoming, decision: decision, hop: 0, at: 0)
             }
-            player.run()
-            return player
+            // Not inside startLoading, for the reason ImmediateAnswer gives.
+            player.onWorkQueue { player.run() }
+            return .playing(player)
         }
     }
 

@@ -10,8 +10,7 @@ import FoundationNetworking
 /// A thin adapter: the player does the work.
 class StubbingURLProtocol: URLProtocol {
     /// Set in `startLoading`, read in `stopLoading`: URLSession calls both on the task's serial work queue.
-    private var player: ResponsePlayer?
-    private var started = false
+    private var answer: ResponsePlayer.Answer?
 
     /// The stubber that answers this class's requests now, or `nil` with the reason there is none.
     class func stubber() -> Result<HTTPStubber, HTTPStubberError> {
@@ -44,12 +43,11 @@ class StubbingURLProtocol: URLProtocol {
     override func startLoading() {
         // URLSession calls startLoading again when a suspended task resumes, and on a second resume(): the
         // request is answered once, and a resumed answer continues where it paused.
-        guard !started else {
-            player?.resume()
+        if let answer {
+            answer.resume()
             return
         }
-        started = true
-        player = ResponsePlayer.start(
+        answer = ResponsePlayer.start(
             urlProtocol: self, stubber: type(of: self).stubber(), client: client, request: request, task: task
         )
     }
@@ -57,9 +55,9 @@ class StubbingURLProtocol: URLProtocol {
     override func stopLoading() {
         // URLSession calls stopLoading when a task is suspended, too: then the answer only pauses.
         if task?.state == .suspended {
-            player?.pause()
+            answer?.pause()
         } else {
-            player?.stop()
+            answer?.stop()
         }
     }
 }

@@ -34,13 +34,37 @@ final class TaskIntrospection {
     /// The serial queue the session runs its tasks' work on: client calls made on it cannot race with the
     /// session's own bookkeeping.
     lazy var workQueue: DispatchQueue? = {
-        #if canImport(FoundationNetworking)
         guard let task else { return nil }
-        return Self.field("workQueue", of: task) as? DispatchQueue
+        return Self.workQueue(of: task)
+    }()
+
+    /// The serial queue a task's work runs on (see ``workQueue``), read on every immediate answer: so it is
+    /// read by position, which is found once (the position of a stored property is fixed for the process),
+    /// and each read checks the label there before trusting it.
+    static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
+        #if canImport(FoundationNetworking)
+        var found: Mirror? = Mirror(reflecting: task)
+        while let mirror = found, mirror.subjectType != URLSessionTask.self {
+            found = mirror.superclassMirror
+        }
+        guard let mirror = found else { return nil }
+        let children = mirror.children
+        if let position = workQueuePosition.current, position < children.count {
+            let child = children[children.index(children.startIndex, offsetBy: position)]
+            if child.label == "workQueue" { return child.value as? DispatchQueue }
+        }
+        guard let (position, child) = children.enumerated().first(where: { $0.element.label == "workQueue" }) else {
+            return nil
+        }
+        workQueuePosition.withLock { $0 = position }
+        return child.value as? DispatchQueue
         #else
         return nil
         #endif
-    }()
+    }
+
+    /// Where `workQueue` is among `URLSessionTask`'s stored properties, once found.
+    private static let workQueuePosition = Locked<Int?>(nil)
 
     /// Whether every body chunk reaches the caller (session-delegate tasks). Completion-handler and async tasks
     /// on Linux keep only the last chunk, so they must receive a body in one piece. Read it on the work queue.

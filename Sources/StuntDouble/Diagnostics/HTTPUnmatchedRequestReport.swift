@@ -48,19 +48,47 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A stub whose matching was stopped because it exceeded the work one request may cost (a regular
+    /// expression that backtracks catastrophically on this request). Whether it matches is unknown, so no stub
+    /// of lower precedence answered in its place.
+    public struct StoppedMatcher: Sendable, CustomStringConvertible {
+        /// The stub.
+        public let stub: HTTPStubRequest
+        /// What was stopped, and why.
+        public let reason: String
+
+        /// What happened and what to do.
+        public var description: String {
+            "matching \(stub) was stopped: \(reason). Fix the stub's pattern (anchor it, or drop the nested "
+                + "repetition); until then the requests that reach it fail."
+        }
+    }
+
     /// The request.
-    public let request: HTTPIncomingRequest
+    public private(set) var request: HTTPIncomingRequest
     /// The closest stubs, closest first (at most five).
     public let candidates: [Candidate]
     /// How many stubs the stubber holds.
     public let stubCount: Int
+    /// How many stubs were compared with the request to find the closest: all of them up to
+    /// ``maximumComparedStubs``; beyond, those the stubber's index finds nearest (same URL, path or pattern
+    /// prefix, nearest paths), so that a report costs the same with 10 stubs or 10,000.
+    public let comparedStubCount: Int
     /// Problems of stubs and ignore rules that can never match (an invalid template, a URL that is not a
     /// URL ...).
     public let problems: [HTTPStubberError]
+    /// The stub whose matching was stopped, when that is why the request failed.
+    public let stoppedMatchers: [StoppedMatcher]
+
+    /// The most stubs compared with a request in full for one report.
+    public static let maximumComparedStubs = 40
 
     /// The report, for a person to read: the request, the closest stubs and what differed, what to do.
     public var description: String {
         var text = "No stub matched \(request.method) \(request.url.absoluteString)"
+        for stopped in stoppedMatchers {
+            text += "\n  because " + stopped.description
+        }
         if !request.headers.isEmpty {
             text += "\n  headers: " + request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
         }
@@ -69,7 +97,11 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             text += "\n\nThe stubber holds no stubs."
         } else {
             let shown = candidates.prefix(3)
-            text += "\n\nClosest stubs (\(shown.count) of \(stubCount)):"
+            text += "\n\nClosest stubs (\(shown.count) of \(stubCount)"
+            if comparedStubCount < stubCount {
+                text += "; the \(comparedStubCount) nearest by URL compared"
+            }
+            text += "):"
             for (index, candidate) in shown.enumerated() {
                 text += "\n  \(index + 1). " + candidate.description.replacingOccurrences(of: "\n", with: "\n  ")
             }
@@ -86,23 +118,29 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         return text
     }
 
-    /// Builds a report, ranking every stub by closeness (a quick pass over all stubs, then a full one over
+    /// Builds a report, ranking the stubs worth comparing by closeness (a quick pass, then a full one over
     /// the closest twenty).
     init(
-        request: HTTPIncomingRequest, registry: StubRegistry, ignoreRules: [HTTPStubIgnoreRule],
-        availability: StubAvailability? = nil
+        request: HTTPIncomingRequest, registry: RegistryBox, ignoreRules: [HTTPStubIgnoreRule],
+        availability: StubAvailability? = nil, stopped: StoppedMatch? = nil
     ) {
         self.request = request
-        let entries = registry.inPrecedenceOrder
-        stubCount = entries.count
-        problems = entries.flatMap { $0.definition.problems } + ignoreRules.flatMap(\.problems)
-        var shortlist = entries
-        if entries.count > 20 {
+        stubCount = registry.count
+        stoppedMatchers = stopped.map { [StoppedMatcher(stub: $0.entry.stub, reason: $0.reason)] } ?? []
+        problems =
+            (registry.problemCount == 0 ? [] : registry.registry.problems) + ignoreRules.flatMap(\.problems)
+        var shortlist = registry.reportCandidates(for: request, limit: Self.maximumComparedStubs)
+        comparedStubCount = shortlist.count
+        // In precedence order, so that of equally close stubs the one that would win is shown first.
+        shortlist.sort { $0.precedes($1) }
+        if shortlist.count > 20 {
             let target = request.route.exactKey
-            let quick = entries.map { entry in
+            let quick = shortlist.map { entry in
                 (entry, Self.quickCloseness(entry, request: request, target: target))
             }
-            shortlist = quick.sorted { $0.1 > $1.1 }.prefix(20).map(\.0)
+            shortlist = quick.enumerated().sorted {
+                $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset
+            }.prefix(20).map(\.element.0)
         }
         candidates = shortlist.map { entry in
             Candidate(
@@ -116,6 +154,15 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         }
         .prefix(5)
         .map(\.element)
+        // Comparing may have run into the regular expressions' budget again: that is no later match's.
+        _ = StoppedMatching.take()
+    }
+
+    /// The same report for another copy of its request (the journal's, with a truncated body).
+    func replacingRequest(_ request: HTTPIncomingRequest) -> HTTPUnmatchedRequestReport {
+        var copy = self
+        copy.request = request
+        return copy
     }
 
     private static func quickCloseness(_ entry: RegisteredStub, request: HTTPIncomingRequest, target: String) -> Double

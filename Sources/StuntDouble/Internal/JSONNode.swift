@@ -5,7 +5,7 @@ import Foundation
 /// name its line and column, and what ``JSONValue`` is made from.
 package struct JSONNode: Sendable {
     /// What the node holds.
-    package indirect enum Kind: Sendable {
+    package enum Kind: Sendable {
         case null
         case bool(Bool)
         case number(JSONNumber)
@@ -209,7 +209,7 @@ extension JSONNode {
 
     /// Parses JSON as WireMock reads it (comments, single quotes), or `nil`.
     package static func parse(lenient data: Data) -> JSONNode? {
-        var parser = JSONParser(bytes: Array(data), options: .wireMock)
+        let parser = JSONParser(bytes: Array(data), options: .wireMock)
         guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
         return node
     }

@@ -1,4 +1,8 @@
 /// Reads JSON text into ``JSONNode``s: RFC 8259 by default, or as leniently as WireMock reads stub files.
+///
+/// One pass over the bytes, through an unsafe buffer (no bounds check or reference count per byte): a string
+/// without escapes becomes a `String` in one piece, a string with escapes is assembled as UTF-8 in a scratch
+/// buffer reused for the whole document. Invalid UTF-8 in a string becomes U+FFFD, as `String(decoding:)` does.
 struct JSONParser {
     /// What the parser accepts beyond RFC 8259.
     struct Options: Sendable {
@@ -21,8 +25,6 @@ struct JSONParser {
 
     let bytes: [UInt8]
     let options: Options
-    private var index = 0
-    private var depth = 0
 
     init(bytes: [UInt8], options: Options) {
         self.bytes = bytes
@@ -32,256 +34,301 @@ struct JSONParser {
     /// Parses the text's one value.
     /// - Returns: The value, and where text after it starts when ``Options/allowsTrailingText`` let some
     ///   through (`nil` when only whitespace and comments follow).
-    mutating func parseDocument() throws(JSONParseError) -> (value: JSONNode, trailingTextOffset: Int?) {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        let value = try parseValue()
-        if options.allowsTrailingText {
-            let afterValue = index
-            do {
-                try skipWhitespace()
-            } catch {
-                return (value, afterValue)
-            }
-            return (value, index == bytes.count ? nil : index)
+    func parseDocument() throws(JSONParseError) -> (value: JSONNode, trailingTextOffset: Int?) {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer, options: options)
+            return Result { () throws(JSONParseError) in try reader.parseDocument() }
         }
-        try skipWhitespace()
-        guard index == bytes.count else { throw fail("unexpected text after the JSON value") }
-        return (value, nil)
-    }
-
-    private func fail(_ reason: String) -> JSONParseError {
-        JSONParseError(offset: index, reason: reason)
-    }
-
-    private mutating func skipWhitespace() throws(JSONParseError) {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                index += 1
-            case UInt8(ascii: "/") where options.allowsComments:
-                try skipComment()
-            default:
-                return
-            }
-        }
-    }
-
-    private mutating func skipComment() throws(JSONParseError) {
-        let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-        if next == UInt8(ascii: "/") {
-            index += 2
-            while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
-        } else if next == UInt8(ascii: "*") {
-            let start = index
-            index += 2
-            while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
-            {
-                index += 1
-            }
-            guard index + 1 < bytes.count else {
-                index = start
-                throw fail("a /* comment is never closed with */")
-            }
-            index += 2
-        } else {
-            throw fail("unexpected character '/' (comments start with // or /*)")
-        }
-    }
-
-    private mutating func parseValue() throws(JSONParseError) -> JSONNode {
-        try skipWhitespace()
-        guard index < bytes.count else { throw fail("expected a value but the text ended") }
-        let start = index
-        let kind: JSONNode.Kind
-        switch bytes[index] {
-        case UInt8(ascii: "{"): kind = try parseObject()
-        case UInt8(ascii: "["): kind = try parseArray()
-        case UInt8(ascii: "\""): kind = .string(try parseString())
-        case UInt8(ascii: "'") where options.allowsSingleQuotes: kind = .string(try parseString())
-        case UInt8(ascii: "t"): kind = try parseLiteral("true", .bool(true))
-        case UInt8(ascii: "f"): kind = try parseLiteral("false", .bool(false))
-        case UInt8(ascii: "n"): kind = try parseLiteral("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): kind = try parseNumber()
-        default: throw fail("unexpected character \(Self.describe(byte: bytes[index]))")
-        }
-        return JSONNode(kind: kind, offset: start)
+        return try result.get()
     }
 
     /// A byte as a diagnostic shows it: `'x'`, or its code for control characters and non-ASCII bytes.
     static func describe(byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
+}
 
-    private mutating func parseLiteral(_ word: String, _ value: JSONNode.Kind) throws(JSONParseError) -> JSONNode.Kind {
-        let expected = Array(word.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
-            throw fail("expected '\(word)'")
+extension JSONParser {
+    /// The parser's state while it reads one document.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let options: Options
+        private var index = 0
+        private var depth = 0
+        /// Where a string with escapes is assembled.
+        private var scratch: [UInt8] = []
+
+        init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
+            self.bytes = bytes
+            self.options = options
         }
-        index += expected.count
-        return value
-    }
 
-    private mutating func enter() throws(JSONParseError) {
-        depth += 1
-        if depth > Self.maximumDepth { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
-    }
+        private var count: Int { bytes.count }
 
-    private func isQuote(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "\"") || (options.allowsSingleQuotes && byte == UInt8(ascii: "'"))
-    }
-
-    private mutating func parseObject() throws(JSONParseError) -> JSONNode.Kind {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var members: [JSONNode.Member] = []
-        try skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            try skipWhitespace()
-            guard index < bytes.count, isQuote(bytes[index]) else {
-                throw fail(index < bytes.count ? "expected a key in quotes" : "expected a key but the text ended")
+        mutating func parseDocument() throws(JSONParseError) -> (value: JSONNode, trailingTextOffset: Int?) {
+            if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+            let value = try parseValue()
+            if options.allowsTrailingText {
+                let afterValue = index
+                do {
+                    try skipWhitespace()
+                } catch {
+                    return (value, afterValue)
+                }
+                return (value, index == count ? nil : index)
             }
-            let keyOffset = index
-            let key = try parseString()
             try skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            guard index == count else { throw fail("unexpected text after the JSON value") }
+            return (value, nil)
+        }
+
+        private func fail(_ reason: String) -> JSONParseError {
+            JSONParseError(offset: index, reason: reason)
+        }
+
+        private mutating func skipWhitespace() throws(JSONParseError) {
+            while index < count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D:
+                    index += 1
+                case UInt8(ascii: "/") where options.allowsComments:
+                    try skipComment()
+                default:
+                    return
+                }
+            }
+        }
+
+        private mutating func skipComment() throws(JSONParseError) {
+            let next = index + 1 < count ? bytes[index + 1] : 0
+            if next == UInt8(ascii: "/") {
+                index += 2
+                while index < count, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+            } else if next == UInt8(ascii: "*") {
+                let start = index
+                index += 2
+                while index + 1 < count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
+                    index += 1
+                }
+                guard index + 1 < count else {
+                    index = start
+                    throw fail("a /* comment is never closed with */")
+                }
+                index += 2
+            } else {
+                throw fail("unexpected character '/' (comments start with // or /*)")
+            }
+        }
+
+        private mutating func parseValue() throws(JSONParseError) -> JSONNode {
+            try skipWhitespace()
+            guard index < count else { throw fail("expected a value but the text ended") }
+            let start = index
+            let kind: JSONNode.Kind
+            switch bytes[index] {
+            case UInt8(ascii: "{"): kind = try parseObject()
+            case UInt8(ascii: "["): kind = try parseArray()
+            case UInt8(ascii: "\""): kind = .string(try parseString())
+            case UInt8(ascii: "'") where options.allowsSingleQuotes: kind = .string(try parseString())
+            case UInt8(ascii: "t"): kind = try parseLiteral("true", .bool(true))
+            case UInt8(ascii: "f"): kind = try parseLiteral("false", .bool(false))
+            case UInt8(ascii: "n"): kind = try parseLiteral("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): kind = try parseNumber()
+            default: throw fail("unexpected character \(JSONParser.describe(byte: bytes[index]))")
+            }
+            return JSONNode(kind: kind, offset: start)
+        }
+
+        private mutating func parseLiteral(_ word: StaticString, _ value: JSONNode.Kind) throws(JSONParseError)
+            -> JSONNode.Kind
+        {
+            let length = word.utf8CodeUnitCount
+            guard count - index >= length else { throw fail("expected '\(word)'") }
+            let expected = word.utf8Start
+            for offset in 0..<length where bytes[index + offset] != expected[offset] {
+                throw fail("expected '\(word)'")
+            }
+            index += length
+            return value
+        }
+
+        private mutating func enter() throws(JSONParseError) {
+            depth += 1
+            if depth > JSONParser.maximumDepth { throw fail("nesting deeper than \(JSONParser.maximumDepth) levels") }
+        }
+
+        private func isQuote(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "\"") || (options.allowsSingleQuotes && byte == UInt8(ascii: "'"))
+        }
+
+        private mutating func parseObject() throws(JSONParseError) -> JSONNode.Kind {
+            try enter()
+            defer { depth -= 1 }
             index += 1
-            members.append(JSONNode.Member(key: key, keyOffset: keyOffset, value: try parseValue()))
+            var members: [JSONNode.Member] = []
             try skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or '}' but the text ended") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
+            if index < count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
                 return .object(members)
-            } else {
-                throw fail("expected ',' or '}'")
+            }
+            // Room for the few members most objects have, instead of growing through 1, 2 and 4.
+            members.reserveCapacity(4)
+            while true {
+                try skipWhitespace()
+                guard index < count, isQuote(bytes[index]) else {
+                    throw fail(index < count ? "expected a key in quotes" : "expected a key but the text ended")
+                }
+                let keyOffset = index
+                let key = try parseString()
+                try skipWhitespace()
+                guard index < count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                index += 1
+                members.append(JSONNode.Member(key: key, keyOffset: keyOffset, value: try parseValue()))
+                try skipWhitespace()
+                guard index < count else { throw fail("expected ',' or '}' but the text ended") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                } else {
+                    throw fail("expected ',' or '}'")
+                }
             }
         }
-    }
 
-    private mutating func parseArray() throws(JSONParseError) -> JSONNode.Kind {
-        try enter()
-        defer { depth -= 1 }
-        index += 1
-        var items: [JSONNode] = []
-        try skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        private mutating func parseArray() throws(JSONParseError) -> JSONNode.Kind {
+            try enter()
+            defer { depth -= 1 }
             index += 1
-            return .array(items)
-        }
-        while true {
-            items.append(try parseValue())
+            var items: [JSONNode] = []
             try skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or ']' but the text ended") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
+            if index < count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
                 return .array(items)
+            }
+            while true {
+                items.append(try parseValue())
+                try skipWhitespace()
+                guard index < count else { throw fail("expected ',' or ']' but the text ended") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                } else {
+                    throw fail("expected ',' or ']'")
+                }
+            }
+        }
+
+        private mutating func parseNumber() throws(JSONParseError) -> JSONNode.Kind {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < count, isDigit(bytes[index]) else { throw fail("expected a digit") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
             } else {
-                throw fail("expected ',' or ']'")
+                while index < count, isDigit(bytes[index]) { index += 1 }
             }
+            if index < count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard index < count, isDigit(bytes[index]) else { throw fail("expected a digit after '.'") }
+                while index < count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard index < count, isDigit(bytes[index]) else { throw fail("expected an exponent digit") }
+                while index < count, isDigit(bytes[index]) { index += 1 }
+            }
+            return .number(JSONNumber(text: text(start, index)))
         }
-    }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONNode.Kind {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        private func isDigit(_ byte: UInt8) -> Bool {
+            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit after '.'") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+
+        /// The bytes from `start` to `end` as text.
+        private func text(_ start: Int, _ end: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+
+        /// Reads a string in the quotes at `index` (double, or single when allowed).
+        private mutating func parseString() throws(JSONParseError) -> String {
+            let quote = bytes[index]
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            let start = index
+            // The common case: no escape, so the string is the bytes between the quotes.
+            while index < count {
+                let byte = bytes[index]
+                if byte == quote {
+                    index += 1
+                    return text(start, index - 1)
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
                 index += 1
             }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected an exponent digit") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        return .number(JSONNumber(text: String(decoding: bytes[start..<index], as: UTF8.self)))
-    }
-
-    private func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    /// Reads a string in the quotes at `index` (double, or single when allowed).
-    private mutating func parseString() throws(JSONParseError) -> String {
-        let quote = bytes[index]
-        index += 1
-        var scalars = String.UnicodeScalarView()
-        var run = index
-        while true {
-            guard index < bytes.count else { throw fail("unterminated string") }
-            let byte = bytes[index]
-            if byte == quote {
-                var text = String(scalars)
-                text += String(decoding: bytes[run..<index], as: UTF8.self)
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            while true {
+                guard index < count else { throw fail("unterminated string") }
+                let byte = bytes[index]
+                if byte == quote {
+                    index += 1
+                    return String(decoding: scratch, as: UTF8.self)
+                }
+                if byte < 0x20 { throw fail("control character in a string (escape it, as \\n or \\u00XX)") }
+                guard byte == UInt8(ascii: "\\") else {
+                    scratch.append(byte)
+                    index += 1
+                    continue
+                }
                 index += 1
-                return text
-            }
-            if byte < 0x20 { throw fail("control character in a string (escape it, as \\n or \\u00XX)") }
-            if byte == UInt8(ascii: "\\") {
-                scalars.append(contentsOf: String(decoding: bytes[run..<index], as: UTF8.self).unicodeScalars)
-                index += 1
-                guard index < bytes.count else { throw fail("unterminated escape") }
+                guard index < count else { throw fail("unterminated escape") }
                 let escaped = bytes[index]
                 index += 1
                 switch escaped {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "'") where options.allowsSingleQuotes: scalars.append("'")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escaped)
+                case UInt8(ascii: "'") where options.allowsSingleQuotes: scratch.append(escaped)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"):
+                    let scalar = try parseUnicodeEscape()
+                    UTF8.encode(scalar) { scratch.append($0) }
                 default: throw fail("invalid escape")
                 }
-                run = index
-                continue
             }
-            index += 1
         }
-    }
 
-    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw fail("expected four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = PercentEncoding.hexValue(bytes[index]) else { throw fail("expected a hex digit") }
-            value = value << 4 | UInt32(digit)
-            index += 1
+        private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+            guard count - index >= 4 else { throw fail("expected four hex digits") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = PercentEncoding.hexValue(bytes[index]) else { throw fail("expected a hex digit") }
+                value = value << 4 | UInt32(digit)
+                index += 1
+            }
+            return value
         }
-        return value
-    }
 
-    private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
-        let first = try parseHex4()
-        if (0xD800...0xDBFF).contains(first), bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-            bytes[index + 1] == UInt8(ascii: "u")
-        {
-            index += 2
-            let second = try parseHex4()
-            guard (0xDC00...0xDFFF).contains(second) else { throw fail("invalid surrogate pair") }
-            let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-            return Unicode.Scalar(combined) ?? "\u{FFFD}"
+        private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+            let first = try parseHex4()
+            if (0xD800...0xDBFF).contains(first), count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                bytes[index + 1] == UInt8(ascii: "u")
+            {
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(second) else { throw fail("invalid surrogate pair") }
+                let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                return Unicode.Scalar(combined) ?? "\u{FFFD}"
+            }
+            return Unicode.Scalar(first) ?? "\u{FFFD}"
         }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
     }
 }

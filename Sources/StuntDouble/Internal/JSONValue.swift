@@ -12,7 +12,7 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses JSON text (RFC 8259), or throws with the byte offset of the problem.
     static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(data), options: .strict)
+        let parser = JSONParser(bytes: Array(data), options: .strict)
         return JSONValue(try parser.parseDocument().value)
     }
 

@@ -59,23 +59,54 @@ final class RegisteredStub: Sendable {
     ///   - request: The request.
     ///   - foundByExactKey: The request was found under the stub's exact-URL key.
     ///   - available: What decides whether conditional stubs may answer, when the registry has any.
-    /// - Returns: The URI template variables the stub extracted, or `nil` when it does not match.
+    /// - Returns: The URI template variables the stub extracted, `nil` when it does not match, or why matching
+    ///   was stopped (see `RegexBudget`).
     func evaluate(
         _ request: HTTPIncomingRequest, foundByExactKey: Bool = false, available: StubAvailability? = nil
-    ) -> [String: URITemplate.Value]? {
+    ) -> Result<[String: URITemplate.Value], StoppedMatch>? {
         guard source(for: request.method) != nil else { return nil }
         if isConditional, let available, !available.allows(self) { return nil }
         if let soleTemplate {
-            return soleTemplate.extract(request.route)
+            return soleTemplate.extract(request.route).map { .success($0) }
         }
         var variables: [String: URITemplate.Value] = [:]
         let skipped = foundByExactKey ? exactMatcherIndex : nil
         for (index, matcher) in definition.engine.enumerated() where index != skipped {
             if !matcher.evaluate(request, source: stub, variables: &variables) {
+                if let reason = StoppedMatching.take() { return .failure(StoppedMatch(entry: self, reason: reason)) }
                 return nil
             }
         }
-        return variables
+        // A matcher that answered `true` because a pattern inside it was stopped (`doesNotMatch`).
+        if let reason = StoppedMatching.take() { return .failure(StoppedMatch(entry: self, reason: reason)) }
+        return .success(variables)
+    }
+}
+
+/// A stub whose matching was stopped because it exceeded the work one request may cost (see `RegexBudget`).
+struct StoppedMatch: Error {
+    let entry: RegisteredStub
+    let reason: String
+}
+
+/// What the registry found for a request.
+enum RegistryMatch {
+    /// The winning stub and the URI template variables it extracted.
+    case matched(RegisteredStub, [String: URITemplate.Value])
+    /// Matching a stub was stopped before a winner was known: no stub may answer.
+    case stopped(StoppedMatch)
+
+    init?(_ entry: RegisteredStub, _ evaluation: Result<[String: URITemplate.Value], StoppedMatch>?) {
+        switch evaluation {
+        case .success(let variables): self = .matched(entry, variables)
+        case .failure(let stopped): self = .stopped(stopped)
+        case nil: return nil
+        }
+    }
+
+    /// The winning stub, if one matched.
+    var entry: RegisteredStub? {
+        if case .matched(let entry, _) = self { entry } else { nil }
     }
 }
 
@@ -166,15 +197,15 @@ struct TemplateTrie: Sendable {
 /// (regular expressions, closures, bodies only) are scanned in precedence order.
 struct StubRegistry: Sendable {
     private(set) var byID: [UInt64: RegisteredStub] = [:]
-    private var exact: [String: Bucket] = [:]
-    private var hostPath: [String: Bucket] = [:]
-    private var paths: [String: Bucket] = [:]
-    private var hosts: [String: Bucket] = [:]
-    private var hostTemplates: [String: TemplateTrie] = [:]
-    private var anyHostTemplates = TemplateTrie()
+    private(set) var exact: [String: Bucket] = [:]
+    private(set) var hostPath: [String: Bucket] = [:]
+    private(set) var paths: [String: Bucket] = [:]
+    private(set) var hosts: [String: Bucket] = [:]
+    private(set) var hostTemplates: [String: TemplateTrie] = [:]
+    private(set) var anyHostTemplates = TemplateTrie()
     /// Anchored regular expressions by the complete segments of their literal prefix.
-    private var urlPrefixes = TemplateTrie()
-    private var scan = Bucket()
+    private(set) var urlPrefixes = TemplateTrie()
+    private(set) var scan = Bucket()
     private var nextSequence: UInt64 = 0
     private(set) var problemCount = 0
     /// How many stubs are conditional: while there are none, matching needs no usage snapshot.
@@ -262,9 +293,7 @@ struct StubRegistry: Sendable {
     ///   - request: The request.
     ///   - available: Whether conditional stubs may answer; required when ``conditionalCount`` is not 0.
     /// - Returns: The stub and its template variables, or `nil` when no stub matches.
-    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability? = nil)
-        -> (RegisteredStub, [String: URITemplate.Value])?
-    {
+    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability? = nil) -> RegistryMatch? {
         withUnsafePointer(to: self) { Self.firstMatch(in: $0, request, available: available) }
     }
 
@@ -272,7 +301,9 @@ struct StubRegistry: Sendable {
     /// the whole registry (what `RegistryBox` needs to match on many threads at once).
     static func firstMatch(
         in registry: UnsafePointer<StubRegistry>, _ request: HTTPIncomingRequest, available: StubAvailability?
-    ) -> (RegisteredStub, [String: URITemplate.Value])? {
+    ) -> RegistryMatch? {
+        // A stop recorded by matching elsewhere on this thread (a report, an ignore rule) is not this one's.
+        _ = StoppedMatching.take()
         let route = request.route
         // The usual case: only exact-URL stubs exist, and one bucket applies; skip gathering buckets.
         if registry.pointee.hostPath.isEmpty, registry.pointee.paths.isEmpty, registry.pointee.hosts.isEmpty,
@@ -281,8 +312,10 @@ struct StubRegistry: Sendable {
         {
             guard let bucket = registry.pointee.exact[route.exactKey] else { return nil }
             for entry in bucket.entries.reversed() {
-                if let variables = entry.evaluate(request, foundByExactKey: true, available: available) {
-                    return (entry, variables)
+                if let match = RegistryMatch(
+                    entry, entry.evaluate(request, foundByExactKey: true, available: available))
+                {
+                    return match
                 }
             }
             return nil
@@ -314,8 +347,9 @@ struct StubRegistry: Sendable {
         if buckets.count == 1 {
             let foundByExactKey = exactBucket != nil
             for entry in buckets[0].entries.reversed() {
-                if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey, available: available) {
-                    return (entry, variables)
+                let evaluation = entry.evaluate(request, foundByExactKey: foundByExactKey, available: available)
+                if let match = RegistryMatch(entry, evaluation) {
+                    return match
                 }
             }
             return nil
@@ -333,19 +367,20 @@ struct StubRegistry: Sendable {
             let entry = buckets[chosen].entries[cursors[chosen]]
             cursors[chosen] -= 1
             let foundByExactKey = chosen == 0 && exactBucket != nil
-            if let variables = entry.evaluate(request, foundByExactKey: foundByExactKey, available: available) {
-                return (entry, variables)
+            if let match = RegistryMatch(
+                entry, entry.evaluate(request, foundByExactKey: foundByExactKey, available: available))
+            {
+                return match
             }
         }
     }
 
     /// The winning stub found by evaluating every stub in precedence order, without the index: the
     /// reference the index must agree with.
-    func firstMatchByScanning(_ request: HTTPIncomingRequest, available: StubAvailability? = nil)
-        -> (RegisteredStub, [String: URITemplate.Value])?
-    {
+    func firstMatchByScanning(_ request: HTTPIncomingRequest, available: StubAvailability? = nil) -> RegistryMatch? {
+        _ = StoppedMatching.take()
         for entry in inPrecedenceOrder {
-            if let variables = entry.evaluate(request, available: available) { return (entry, variables) }
+            if let match = RegistryMatch(entry, entry.evaluate(request, available: available)) { return match }
         }
         return nil
     }
@@ -377,13 +412,15 @@ struct RegistryBox: Sendable {
             set { pointer.pointee = newValue }
         }
 
+        /// The stubs by the path they match, built when an unmatched-request report first needs it.
+        let pathIndex = Locked<PathIndex?>(nil)
+
         func change<Result>(_ change: (inout StubRegistry) -> Result) -> Result {
-            change(&pointer.pointee)
+            pathIndex.withLock { $0 = nil }
+            return change(&pointer.pointee)
         }
 
-        func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
-            -> (RegisteredStub, [String: URITemplate.Value])?
-        {
+        func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?) -> RegistryMatch? {
             StubRegistry.firstMatch(in: pointer, request, available: available)
         }
     }
@@ -394,14 +431,24 @@ struct RegistryBox: Sendable {
     var registry: StubRegistry { storage.registry }
 
     /// `StubRegistry.firstMatch`, without copying the registry out of its box.
-    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?)
-        -> (RegisteredStub, [String: URITemplate.Value])?
-    {
+    func firstMatch(_ request: HTTPIncomingRequest, available: StubAvailability?) -> RegistryMatch? {
         storage.firstMatch(request, available: available)
     }
 
     var problemCount: Int { storage.registry.problemCount }
     var conditionalCount: Int { storage.registry.conditionalCount }
+    var count: Int { storage.registry.count }
+
+    /// The stubs worth comparing with a request that none matched (see `StubRegistry.reportCandidates`).
+    func reportCandidates(for request: HTTPIncomingRequest, limit: Int) -> [RegisteredStub] {
+        let index = storage.pathIndex.withLock { index in
+            if let index { return index }
+            let built = PathIndex(storage.registry.byID.values)
+            index = built
+            return built
+        }
+        return storage.registry.reportCandidates(for: request, nearestPaths: index, limit: limit)
+    }
 
     /// Changes the registry, copying it first if a reader holds it. Call under the stubber's lock.
     mutating func update<Result>(_ change: (inout StubRegistry) -> Result) -> Result {

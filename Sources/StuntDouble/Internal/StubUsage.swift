@@ -13,6 +13,8 @@ struct StubUsage: Sendable {
     /// Changes whenever a conditional stub may have become available or unavailable.
     private var version: UInt64 = 0
     private(set) var journal: JournalBuffer
+    /// How many bytes of each request body the journal keeps; `nil` for all of them.
+    var journalBodyLimit: Int?
     /// Requests received and unmatched since the journal was last cleared (exact, whatever the capacity).
     private(set) var receivedCount = 0
     private(set) var unmatchedCount = 0
@@ -97,8 +99,21 @@ struct StubUsage: Sendable {
         if decision.report != nil {
             unmatchedCount += 1
         }
-        journal.insert(
-            HTTPJournalEntry(number: number, request: request, received: received, path: path, decision: decision))
+        let bodyLength = request.body?.count ?? 0
+        if let limit = journalBodyLimit, bodyLength > limit, journal.capacity > 0 {
+            // The journal keeps the beginning only: the request that was decided (and everything that refers to
+            // it) stays whole for delivery, and is let go once delivered.
+            let kept = request.truncatingBody(to: limit)
+            journal.insert(
+                HTTPJournalEntry(
+                    number: number, request: kept, requestBodyLength: bodyLength, received: received, path: path,
+                    decision: decision.replacingRequest(kept)))
+        } else {
+            journal.insert(
+                HTTPJournalEntry(
+                    number: number, request: request, requestBodyLength: bodyLength, received: received, path: path,
+                    decision: decision))
+        }
         return number
     }
 

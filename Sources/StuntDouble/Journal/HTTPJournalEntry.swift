@@ -8,8 +8,16 @@ import Foundation
 public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// The request's number in its stubber, from 1, in the order requests arrived.
     public let number: Int
-    /// The request, with its whole body.
+    /// The request, with its whole body, or the first ``HTTPStubber/journalBodyLimit`` bytes of a longer one
+    /// (see ``requestBodyLength``).
     public let request: HTTPIncomingRequest
+    /// The length of the request's body as it was received, in bytes (0 without a body); longer than
+    /// `request.body` when the journal kept only the beginning of it.
+    public let requestBodyLength: Int
+    /// Whether the journal kept only the beginning of the request's body (see ``HTTPStubber/journalBodyLimit``).
+    public var isRequestBodyTruncated: Bool {
+        (request.body?.count ?? 0) < requestBodyLength
+    }
     /// When the stubber received the request.
     public var receivedAt: Date {
         Self.processStart.date.addingTimeInterval((received - Self.processStart.instant).seconds)

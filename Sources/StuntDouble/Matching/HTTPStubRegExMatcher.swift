@@ -79,7 +79,7 @@ extension HTTPStubRegExMatcher: RequestMatcher {
         guard let regex else { return true }
         let url = request.matchableURLString
         if let requiredPrefix, !url.utf8.starts(with: requiredPrefix.utf8) { return false }
-        return regex.expression.firstMatch(in: url, range: NSRange(location: 0, length: url.utf16.count)) != nil
+        return RegexBudget.firstMatch(regex.expression, in: url)
     }
 
     func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {

@@ -120,6 +120,8 @@ public final class HTTPRecording: Sendable, CustomStringConvertible {
             }
             effective = named
         }
+        // A save that a killed process left half done: its staging folder goes, a set-aside recording comes back.
+        Self.cleanUpInterruptedSaves(of: self.root)
         if effective == .once {
             effective = Self.hasMappings(at: self.root) ? .replay : .record
         }
@@ -250,11 +252,42 @@ public final class HTTPRecording: Sendable, CustomStringConvertible {
         return files
     }
 
+    /// Cleans up after saves of `root` that a killed process left half done: a staging folder it was writing
+    /// (`.NAME.writing-PID-...`) is removed; the previous recording it had set aside (`.NAME.previous-PID-...`)
+    /// is put back when the new one never took its place, else removed. Folders of a process still running
+    /// are left alone (it may be saving now).
+    static func cleanUpInterruptedSaves(of root: URL) {
+        let manager = FileManager.default
+        let parent = root.deletingLastPathComponent()
+        let name = root.lastPathComponent
+        guard let siblings = try? manager.contentsOfDirectory(atPath: parent.path) else { return }
+        for sibling in siblings.sorted() {
+            for kind in ["writing", "previous"] {
+                let prefix = ".\(name).\(kind)-"
+                guard sibling.hasPrefix(prefix) else { continue }
+                let pid = sibling.dropFirst(prefix.count).split(separator: "-").first.flatMap { Int32($0) }
+                if let pid, isRunning(pid) { continue }
+                let url = parent.appendingPathComponent(sibling)
+                if kind == "previous", !manager.fileExists(atPath: root.path) {
+                    try? manager.moveItem(at: url, to: root)
+                } else {
+                    try? manager.removeItem(at: url)
+                }
+            }
+        }
+    }
+
+    /// Whether a process is running (this one included).
+    private static func isRunning(_ pid: Int32) -> Bool {
+        pid == ProcessInfo.processInfo.processIdentifier || kill(pid, 0) == 0 || errno == EPERM
+    }
+
     /// Writes `files` to a new folder beside `root`, then swaps it in.
     static func replace(_ root: URL, with files: [String: Data]) throws {
         let manager = FileManager.default
         let parent = root.deletingLastPathComponent()
         try manager.createDirectory(at: parent, withIntermediateDirectories: true)
+        cleanUpInterruptedSaves(of: root)
         let suffix = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
         let staging = parent.appendingPathComponent(".\(root.lastPathComponent).writing-\(suffix)")
         let previous = parent.appendingPathComponent(".\(root.lastPathComponent).previous-\(suffix)")

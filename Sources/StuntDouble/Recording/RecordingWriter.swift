@@ -98,10 +98,16 @@ struct RecordingWriter {
         }
         if options.matchesBody, let body = request.body, !body.isEmpty {
             let pattern: JSONNode
+            let isForm = Self.isForm(request.headers[.contentType] ?? "")
             if let json = Self.strictJSON(body) {
                 pattern = .object([
                     ("equalToJson", redact(json, with: .string("${json-unit.ignore}")))
                 ])
+            } else if isForm, let text = String(data: body, encoding: .utf8),
+                let redacted = redactForm(text, asPattern: true)
+            {
+                // A redacted field of a form matches any value on replay, as a redacted JSON field does.
+                pattern = .object([("matches", .string(redacted))])
             } else if let text = String(data: body, encoding: .utf8) {
                 pattern = .object([("equalTo", .string(text))])
             } else {
@@ -154,7 +160,8 @@ struct RecordingWriter {
                     bodyFile = ("\(fileName).json", body)
                 }
             } else if let text = String(data: body, encoding: .utf8), Self.isText(contentType, text) {
-                members.append(("body", .string(text)))
+                let redacted = Self.isForm(contentType) ? redactForm(text, asPattern: false) : nil
+                members.append(("body", .string(redacted ?? text)))
             } else {
                 bodyFile = ("\(fileName).\(Self.fileExtension(for: contentType))", body)
             }
@@ -188,6 +195,30 @@ struct RecordingWriter {
         default:
             return node
         }
+    }
+
+    /// A form body (`application/x-www-form-urlencoded`) with the value of every field named as a redacted
+    /// JSON field replaced: by the redaction marker, or (`asPattern`) by a regular expression for any value, the
+    /// rest of the body escaped, so that the whole matches the body on replay. `nil` when no field is redacted.
+    private func redactForm(_ text: String, asPattern: Bool) -> String? {
+        guard !options.redactedJSONFields.isEmpty else { return nil }
+        var redactedAny = false
+        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = PercentEncoding.decode(pieces[0].replacingOccurrences(of: "+", with: " "))
+            guard pieces.count == 2, options.redactedJSONFields.contains(name) else {
+                return asPattern ? NSRegularExpression.escapedPattern(for: String(pair)) : String(pair)
+            }
+            redactedAny = true
+            return asPattern
+                ? NSRegularExpression.escapedPattern(for: String(pieces[0])) + "=[^&]*"
+                : pieces[0] + "=" + options.redactionMarker
+        }
+        return redactedAny ? pairs.joined(separator: "&") : nil
+    }
+
+    static func isForm(_ contentType: String) -> Bool {
+        contentType.lowercased().contains("application/x-www-form-urlencoded")
     }
 
     // MARK: - Names
@@ -252,7 +283,7 @@ struct RecordingWriter {
     // MARK: - Bodies
 
     static func strictJSON(_ data: Data) -> JSONNode? {
-        var parser = JSONParser(bytes: Array(data), options: .strict)
+        let parser = JSONParser(bytes: Array(data), options: .strict)
         guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
         return node
     }

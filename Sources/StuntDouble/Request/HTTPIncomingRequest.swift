@@ -75,7 +75,7 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         }
     }
 
-    private let storage: Storage
+    private var storage: Storage
 
     var route: RequestRoute { storage.route }
 
@@ -154,6 +154,17 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route
         )
+    }
+
+    /// A copy whose body keeps only its first `limit` bytes (for the journal); the same request when the body
+    /// is no longer.
+    func truncatingBody(to limit: Int) -> HTTPIncomingRequest {
+        guard let body = storage.body, body.count > limit else { return self }
+        var copy = self
+        copy.storage = Storage(
+            method: storage.method, url: storage.url, headers: storage.headers, body: Data(body.prefix(limit)),
+            urlRequest: nil, route: storage.route)
+        return copy
     }
 
     /// The value of a URI template variable as one string (a list's items joined with commas).

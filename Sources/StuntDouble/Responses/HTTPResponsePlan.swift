@@ -259,6 +259,11 @@ extension HTTPResponsePlan {
         }
     }
 
+    /// The same plan for another copy of its request (the journal's, with a truncated body).
+    func replacingRequest(_ request: HTTPIncomingRequest) -> HTTPResponsePlan {
+        HTTPResponsePlan(stub: stub, request: request, prepared: parts)
+    }
+
     init(stub: HTTPStubRequest, request: HTTPIncomingRequest, prepared: Prepared) {
         self.stub = stub
         self.request = request

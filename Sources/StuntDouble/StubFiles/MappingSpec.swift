@@ -23,6 +23,8 @@ package struct MappingSpec: Sendable {
     /// Where the mapping is: the file as displayed, and its line.
     package var file: String
     package var line: Int
+    /// Whether the file holds a list (`{"mappings": [...]}`) rather than this one mapping.
+    package var isInList = false
     /// The mapping's JSON as written (for listings).
     package var json: JSONNode
 

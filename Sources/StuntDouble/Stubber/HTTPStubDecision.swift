@@ -24,6 +24,15 @@ public enum HTTPStubDecision: Sendable {
         if case .stub(let plan) = self { plan } else { nil }
     }
 
+    /// The same decision for another copy of its request (the journal's, with a truncated body).
+    func replacingRequest(_ request: HTTPIncomingRequest) -> HTTPStubDecision {
+        switch self {
+        case .stub(let plan): .stub(plan.replacingRequest(request))
+        case .unmatched(let report): .unmatched(report.replacingRequest(request))
+        case .passThrough: self
+        }
+    }
+
     /// The report, when the request is unmatched.
     public var report: HTTPUnmatchedRequestReport? {
         if case .unmatched(let report) = self { report } else { nil }

@@ -17,6 +17,17 @@ extension HTTPStubber {
         set { usage.withLock { $0.setJournalCapacity(newValue) } }
     }
 
+    /// How many bytes of each request body the journal keeps, or `nil` (the default) for whole bodies.
+    ///
+    /// A long-running stub server sets it (`HTTPStubServer.Configuration.journalBodyLimit`, 64 KiB by default)
+    /// so that large uploads do not accumulate in memory: an entry then keeps the first bytes, and
+    /// ``HTTPJournalEntry/requestBodyLength`` the true length. Delivery always sees the whole body; only what
+    /// the journal keeps afterwards is cut, so verification of a body beyond the limit sees its beginning only.
+    public var journalBodyLimit: Int? {
+        get { usage.withLock { $0.journalBodyLimit } }
+        set { usage.withLock { $0.journalBodyLimit = newValue.map { max(0, $0) } } }
+    }
+
     /// How many requests the journal dropped to stay within ``journalCapacity`` since it was last cleared.
     public var droppedJournalEntryCount: Int {
         usage.withLock { $0.journal.droppedCount }

@@ -239,9 +239,16 @@ public final class HTTPStubber: Sendable {
             let decision: HTTPStubDecision
             var claimed: StubUsage.Claim?
             // An ignore rule means "never stub this": it wins over every stub, in both modes.
-            if !ignoreRules.isEmpty, let rule = ignoreRules.first(where: { $0.matches(request) }) {
+            let rule = ignoreRules.isEmpty ? nil : ignoreRules.first { $0.matches(request) }
+            let match = rule == nil ? stubs.firstMatch(request, available: available) : nil
+            if let rule {
                 decision = .passThrough(.ignored(rule))
-            } else if let (entry, variables) = stubs.firstMatch(request, available: available) {
+            } else if case .stopped(let stopped) = match {
+                decision = .unmatched(
+                    HTTPUnmatchedRequestReport(
+                        request: request, registry: stubs, ignoreRules: ignoreRules, availability: available,
+                        stopped: stopped))
+            } else if case .matched(let entry, let variables) = match {
                 let source = entry.source(for: request.method) ?? .echo
                 if available != nil || entry.isStateful {
                     let method = request.method
@@ -263,7 +270,7 @@ public final class HTTPStubber: Sendable {
             } else {
                 decision = .unmatched(
                     HTTPUnmatchedRequestReport(
-                        request: request, registry: stubs.registry, ignoreRules: ignoreRules, availability: available))
+                        request: request, registry: stubs, ignoreRules: ignoreRules, availability: available))
             }
             let number = usage.withLock {
                 $0.record(
@@ -289,7 +296,7 @@ public final class HTTPStubber: Sendable {
         let (stubs, ignoreRules) = state.withLock { ($0.stubs, $0.ignoreRules) }
         let available = usage.withLock { $0.availability }
         return HTTPUnmatchedRequestReport(
-            request: request, registry: stubs.registry, ignoreRules: ignoreRules, availability: available)
+            request: request, registry: stubs, ignoreRules: ignoreRules, availability: available)
     }
 
     /// Records how the delivery of a journal entry ended.

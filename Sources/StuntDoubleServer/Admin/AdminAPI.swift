@@ -36,6 +36,8 @@ final class AdminAPI: Sendable {
     let core: ServerCore
     private let started = ContinuousClock.now
     private let startDate = Date()
+    /// Whether the log said once that counts and finds may miss requests.
+    private let warnedOfIncompleteJournal = NIOLockedValueBox(false)
 
     init(store: MappingStore, core: ServerCore) {
         self.store = store
@@ -47,10 +49,27 @@ final class AdminAPI: Sendable {
     /// Whether a request may use the admin API: with a token configured, it must carry it.
     func isAuthorized(_ request: AdminRequest) -> Bool {
         guard let token = core.configuration.adminToken else { return true }
-        if request.headers[.authorization] == "Bearer \(token)" { return true }
+        if let authorization = request.headers[.authorization],
+            Self.sameInConstantTime(authorization, "Bearer \(token)")
+        {
+            return true
+        }
         // The traffic page itself (not the API) may name the token in its address, as a browser cannot send
         // headers when it follows a link; the page then sends it as a header.
-        return request.method == "GET" && (request.path == "" || request.path == "/") && request.query["token"] == token
+        return request.method == "GET" && (request.path == "" || request.path == "/")
+            && request.query["token"].map { Self.sameInConstantTime($0, token) } == true
+    }
+
+    /// Whether two strings are equal, in a time that depends on their lengths only, not on where they first
+    /// differ (so that timing the answers cannot guess a token byte by byte).
+    static func sameInConstantTime(_ given: String, _ expected: String) -> Bool {
+        let given = Array(given.utf8)
+        let expected = Array(expected.utf8)
+        var difference = UInt8(truncatingIfNeeded: given.count ^ expected.count)
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0 && given.count == expected.count
     }
 
     func handle(_ request: AdminRequest) async -> AdminResponse {
@@ -183,6 +202,11 @@ final class AdminAPI: Sendable {
         case .noRoot:
             return .error(
                 409, "The server has no root folder to save to: start it with --root DIR (or load stub files into it).")
+        case .readOnlyRoot(let display):
+            return .error(
+                409,
+                "The server serves \(display), which are not yours to change: nothing was saved. Start it with --root "
+                    + "DIR (a folder of your own) to save mappings made through the admin API.")
         case .io(let message): return .error(500, "Saving the mappings failed: \(message)")
         }
     }
@@ -211,16 +235,25 @@ final class AdminAPI: Sendable {
             core.clients.withLockedValue { $0.removeAll() }
             return .json(.object([]))
         case ("POST", ["count"]), ("POST", ["find"]), ("POST", ["remove"]):
+            guard stubber.journalCapacity > 0 else {
+                return .error(
+                    500,
+                    "The request journal is off (--no-request-journal, or a journal capacity of 0), so no request "
+                        + "can be counted or found. Start the server with a journal to verify requests.")
+            }
             let (pattern, diagnostics) = StubRequestPattern.read(request.body, name: "the request body")
             guard let pattern else { return .json(AdminJSON.errors(diagnostics), status: 422) }
             let found = journal.filter { pattern.matches($0.request) }
+            var response: AdminResponse
             switch parts[0] {
-            case "count": return .json(.object([("count", .number(found.count))]))
-            case "find": return .json(.object([("requests", .array(found.map(loggedRequest)))]))
+            case "count": response = .json(.object([("count", .number(found.count))]))
+            case "find": response = .json(.object([("requests", .array(found.map(loggedRequest)))]))
             default:
                 return .error(
                     501, "Removing single journal entries is not supported; DELETE /__admin/requests clears them all.")
             }
+            response.headers += incompleteJournalNotes(journal)
+            return response
         case ("GET", ["unmatched"]):
             return .json(.object([("requests", .array(stubber.unmatchedRequests.map(loggedRequest)))]))
         case ("GET", ["unmatched", "near-misses"]):
@@ -244,6 +277,35 @@ final class AdminAPI: Sendable {
         default:
             return .error(404, "No admin endpoint \(request.method) /__admin/requests/\(parts.joined(separator: "/")).")
         }
+    }
+
+    /// Headers saying what a count or find may have missed: requests the journal dropped to stay within its
+    /// capacity, and bodies it cut (which body patterns see the beginning of only). The first time, a log line
+    /// says so too.
+    private func incompleteJournalNotes(_ journal: [HTTPJournalEntry]) -> [(String, String)] {
+        var notes: [(String, String)] = []
+        let dropped = stubber.droppedJournalEntryCount
+        if dropped > 0 {
+            notes.append(("StuntDouble-Journal-Dropped", "\(dropped)"))
+        }
+        let cut = journal.count { $0.isRequestBodyTruncated }
+        if cut > 0 {
+            notes.append(("StuntDouble-Journal-Truncated-Bodies", "\(cut)"))
+        }
+        if !notes.isEmpty,
+            warnedOfIncompleteJournal.withLockedValue({ warned in
+                defer { warned = true }
+                return !warned
+            })
+        {
+            let line =
+                "the request journal is incomplete: \(dropped) older requests were dropped to keep the newest "
+                + "\(stubber.journalCapacity) (--max-request-journal-entries), and \(cut) bodies were cut to "
+                + "\(stubber.journalBodyLimit ?? 0) bytes (--journal-body-limit): counts and finds may miss them. "
+                + "Responses say so in StuntDouble-Journal-Dropped and StuntDouble-Journal-Truncated-Bodies."
+            core.logger.warning("\(line)")
+        }
+        return notes
     }
 
     private func clientIP(of entry: HTTPJournalEntry) -> String {

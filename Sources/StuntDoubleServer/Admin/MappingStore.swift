@@ -34,6 +34,8 @@ final class MappingStore: Sendable {
         case notFound
         /// The server has no root folder to read or write.
         case noRoot
+        /// The root folder is not the user's to write (the bundled examples): its display name.
+        case readOnlyRoot(String)
         /// A file could not be written.
         case io(String)
     }
@@ -43,6 +45,8 @@ final class MappingStore: Sendable {
         var entries: [Entry] = []
         var root: URL?
         var rootDisplay = ""
+        /// Whether `save` must leave the root alone.
+        var isReadOnly = false
     }
 
     let stubber: HTTPStubber
@@ -58,24 +62,21 @@ final class MappingStore: Sendable {
     private var filesDirectory: URL? { root?.appendingPathComponent("__files") }
 
     /// Loads the stub files of a root folder and remembers it for `reset` and `save`.
-    func load(root: URL, displayPath: String) throws(HTTPStubberError) -> StubFiles {
+    func load(root: URL, displayPath: String, isReadOnly: Bool = false) throws(HTTPStubberError) -> StubFiles {
         let files = StubFiles(root: root, displayPath: displayPath)
         let errors = files.errors
         guard errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
             return files
         }
-        let mappingsFolder =
-            FileManager.default.fileExists(atPath: root.appendingPathComponent("mappings").path)
-            ? root.appendingPathComponent("mappings") : root
         let entries = files.specs.map { spec in
             let relative = Self.relativePath(of: spec.file, display: displayPath)
-            let isList = Self.isList(mappingsFolder.appendingPathComponent(relative))
-            return add(spec, origin: .file(relative, isList: isList), unsaved: false)
+            return add(spec, origin: .file(relative, isList: spec.isInList), unsaved: false)
         }
         state.withLockedValue { state in
             state.root = root
             state.rootDisplay = displayPath
+            state.isReadOnly = isReadOnly
             state.entries += entries
         }
         return files
@@ -87,14 +88,6 @@ final class MappingStore: Sendable {
             return String(file.dropFirst(prefix.count))
         }
         return (file as NSString).lastPathComponent
-    }
-
-    private static func isList(_ file: URL) -> Bool {
-        guard let data = FileManager.default.contents(atPath: file.path), let node = JSONNode.parse(lenient: data)
-        else {
-            return false
-        }
-        return node["mappings"] != nil
     }
 
     /// Makes the stub of a spec and adds it to the stubber.
@@ -210,9 +203,9 @@ final class MappingStore: Sendable {
     /// Removes every mapping and loads the root folder's files again (`POST /__admin/mappings/reset`).
     func reset() throws(HTTPStubberError) {
         removeAll()
-        let (root, display) = state.withLockedValue { ($0.root, $0.rootDisplay) }
+        let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
         if let root {
-            _ = try load(root: root, displayPath: display)
+            _ = try load(root: root, displayPath: display, isReadOnly: isReadOnly)
         }
     }
 
@@ -220,7 +213,9 @@ final class MappingStore: Sendable {
     /// (`POST /__admin/mappings/save`): a new mapping to a file of its own, a changed one into the file it
     /// came from. No file is ever deleted.
     func save() -> Result<Int, Failure> {
+        let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
         guard let root else { return .failure(.noRoot) }
+        if isReadOnly { return .failure(.readOnlyRoot(display)) }
         let folder = root.appendingPathComponent("mappings")
         var written = 0
         return state.withLockedValue { state -> Result<Int, Failure> in

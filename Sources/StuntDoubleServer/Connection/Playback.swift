@@ -21,8 +21,8 @@ final class Playback {
     }
 
     let requestHead: HTTPRequestHead
-    let request: HTTPIncomingRequest
-    let entry: Int
+    /// The request's journal entry; `nil` for an admin call (WireMock does not journal those).
+    let entry: Int?
     let receivedAt: NIODeadline
     let received: ContinuousClock.Instant
 
@@ -54,7 +54,15 @@ final class Playback {
     private(set) var bodyComplete = true
     var headWritten = false
     var nextChunk = 0
+    /// How much of the chunk at `nextChunk` has been written (a large chunk goes out in pieces).
+    var chunkOffset = 0
     var bytesWritten = 0
+    /// A proxied body's parts, as the upstream sent them, waiting for the socket.
+    var upstreamParts = CircularBuffer<ByteBuffer>()
+    /// How many bytes `upstreamParts` holds.
+    var upstreamBacklog = 0
+    /// Holds the upstream back while the client is slow to read what came already.
+    let upstreamFlow = UpstreamFlow()
     var isWaitingForWritability = false
     var isFinished = false
     var timer: Scheduled<Void>?
@@ -62,15 +70,20 @@ final class Playback {
     /// Added to every deadline of a stub's plan (the admin API's global `fixedDelay`).
     private var shift = Duration.zero
 
-    init(
-        requestHead: HTTPRequestHead, request: HTTPIncomingRequest, entry: Int, receivedAt: NIODeadline,
-        received: ContinuousClock.Instant
-    ) {
+    init(requestHead: HTTPRequestHead, entry: Int, receivedAt: NIODeadline, received: ContinuousClock.Instant) {
         self.requestHead = requestHead
-        self.request = request
         self.entry = entry
         self.receivedAt = receivedAt
         self.received = received
+        headDeadline = receivedAt
+    }
+
+    /// The playback of an admin call's answer, which is not journaled.
+    init(adminRequestHead: HTTPRequestHead) {
+        requestHead = adminRequestHead
+        entry = nil
+        receivedAt = .now()
+        received = .now
         headDeadline = receivedAt
     }
 
@@ -111,7 +124,7 @@ final class Playback {
             }
             if let id = plan.stub.mappingIDText {
                 headers.add(name: "Matched-Stub-Id", value: id)
-                if let name = plan.stub.name { headers.add(name: "Matched-Stub-Name", value: name) }
+                if let name = plan.stub.name { headers.add(name: "Matched-Stub-Name", value: HeaderText.value(name)) }
             }
             let status: HTTPResponseStatus =
                 response.reasonPhrase.map {
@@ -141,12 +154,13 @@ final class Playback {
         headReady = true
     }
 
-    /// More of the upstream's body arrived.
+    /// More of the upstream's body arrived; past the backlog a slow client may have, the upstream waits.
     func receiveUpstreamBody(_ part: ByteBuffer) {
-        let start = body.count
-        body.append(contentsOf: part.readableBytesView)
-        if requestHead.method != .HEAD {
-            chunks.append(TimedChunk(range: start..<body.count, deadline: receivedAt))
+        guard requestHead.method != .HEAD else { return }
+        upstreamParts.append(part)
+        upstreamBacklog += part.readableBytes
+        if upstreamBacklog > StubRequestHandler.upstreamBacklog {
+            upstreamFlow.close()
         }
     }
 
@@ -157,6 +171,8 @@ final class Playback {
 
     /// Prepares a plain-text response of the server's own, due now.
     func prepareText(status: HTTPResponseStatus, text: String, outcome: String) {
+        upstreamParts.removeAll()
+        upstreamBacklog = 0
         prepareRaw(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8), outcome: outcome)
     }
 
@@ -170,7 +186,7 @@ final class Playback {
         bodyComplete = true
         var headers = NIOHTTP1.HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
-        for (name, value) in extra { headers.add(name: name, value: value) }
+        for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
         self.body = body
         headers.add(name: "Content-Length", value: String(body.count))
         chunks = requestHead.method == .HEAD ? [] : [TimedChunk(range: 0..<body.count, deadline: receivedAt)]
@@ -205,8 +221,9 @@ final class Playback {
             if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
                 return "the header name \"\(name)\" is not a valid HTTP field name"
             }
-            if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-                return "the value of header \(name) contains a line break or NUL"
+            if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                return "the value of header \(name) contains a line break or another control character (only tabs "
+                    + "may be in a header value)"
             }
         }
         return nil

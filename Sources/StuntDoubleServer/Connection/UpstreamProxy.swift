@@ -55,7 +55,7 @@ final class UpstreamProxy: Sendable {
     /// Sends the request upstream; the parts of the answer arrive through `events`, on no particular thread.
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, to target: String, adding extraHeaders: [String: String] = [:],
-        identityEncoding: Bool = false, events: @escaping @Sendable (UpstreamEvent) -> Void
+        identityEncoding: Bool = false, flow: UpstreamFlow, events: @escaping @Sendable (UpstreamEvent) -> Void
     ) {
         var request = HTTPClientRequest(url: target)
         request.method = head.method
@@ -85,6 +85,7 @@ final class UpstreamProxy: Sendable {
                 events(.head(response.status, headers))
                 for try await part in response.body {
                     events(.body(part))
+                    await flow.waitUntilOpen()
                 }
                 events(.end)
             } catch {
@@ -100,4 +101,52 @@ enum UpstreamEvent: Sendable {
     case body(ByteBuffer)
     case end
     case failed(any Error)
+}
+
+/// Lets an upstream's body through only as fast as the client takes it: the forwarding task waits while the
+/// flow is closed (the client's connection holds as much as it should), and goes on when it opens again.
+final class UpstreamFlow: Sendable {
+    private struct State {
+        var isOpen = true
+        /// Set once nobody reads the body any more: the flow stays open.
+        var isFinished = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Waits until the flow is open.
+    func waitUntilOpen() async {
+        await withCheckedContinuation { continuation in
+            let proceed = state.withLockedValue { state -> Bool in
+                if state.isOpen { return true }
+                state.waiter = continuation
+                return false
+            }
+            if proceed { continuation.resume() }
+        }
+    }
+
+    /// Holds the upstream back.
+    func close() {
+        state.withLockedValue { state in
+            if !state.isFinished { state.isOpen = false }
+        }
+    }
+
+    /// Lets the upstream go on.
+    func open() {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            state.isOpen = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Opens the flow for good: nobody reads the rest.
+    func finish() {
+        state.withLockedValue { $0.isFinished = true }
+        open()
+    }
 }

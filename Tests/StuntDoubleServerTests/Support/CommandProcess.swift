@@ -13,12 +13,19 @@ final class CommandProcess: Sendable {
     }
 
     /// Starts `stuntdouble` with arguments.
-    init(_ arguments: [String]) throws {
+    /// - Parameters:
+    ///   - arguments: The arguments.
+    ///   - standardOutput: What becomes of its standard output: collected by default.
+    /// - Throws: When the command was not built, or cannot start.
+    init(_ arguments: [String], standardOutput: ChildProcess.OutputReader = .collected) throws {
         guard let executable = Self.executable else {
             throw CommandMissing()
         }
-        process = try ChildProcess(executable.path, arguments)
+        process = try ChildProcess(executable.path, arguments, standardOutput: standardOutput)
     }
+
+    /// Whether the command still runs.
+    var isRunning: Bool { process.isRunning }
 
     struct CommandMissing: Error, CustomStringConvertible {
         var description: String { "stuntdouble was not built next to the tests; run `swift build --build-tests`" }

@@ -21,7 +21,7 @@ enum JSONComparison {
 
     /// Parses text the way WireMock reads request bodies (comments and single quotes allowed), or `nil`.
     static func parse(_ text: String) -> JSONValue? {
-        var parser = JSONParser(bytes: Array(text.utf8), options: .wireMock)
+        let parser = JSONParser(bytes: Array(text.utf8), options: .wireMock)
         guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
         return JSONValue(node)
     }

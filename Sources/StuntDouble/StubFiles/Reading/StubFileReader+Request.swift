@@ -290,7 +290,7 @@ extension StubFileReader {
         let operatorField = Self.join(field, "equalToJson")
         let expected: JSONValue
         if case .string(let text) = value.kind {
-            var parser = JSONParser(bytes: Array(text.utf8), options: .wireMock)
+            let parser = JSONParser(bytes: Array(text.utf8), options: .wireMock)
             do {
                 let (parsed, trailing) = try parser.parseDocument()
                 if trailing != nil {

@@ -14,6 +14,8 @@ struct StubFileReader {
     /// The `__files` folder that `bodyFileName` is relative to, or `nil` when the file is not in a root.
     let filesDirectory: URL?
     private(set) var diagnostics: [StubFileDiagnostic] = []
+    /// How many of the diagnostics are errors (counted as they come: a file may have thousands).
+    private(set) var errorCount = 0
     private(set) var specs: [MappingSpec] = []
 
     init(file: String, bytes: [UInt8], filesDirectory: URL?) {
@@ -27,6 +29,7 @@ struct StubFileReader {
 
     mutating func report(_ severity: StubFileDiagnostic.Severity, at offset: Int, field: String?, _ message: String) {
         let position = lines.position(of: offset)
+        if severity == .error { errorCount += 1 }
         diagnostics.append(
             StubFileDiagnostic(
                 severity: severity, file: file, line: position.line, column: position.column, field: field,
@@ -54,7 +57,7 @@ struct StubFileReader {
             report(.error, at: 0, field: nil, "the file is empty: write one mapping, or {\"mappings\": [...]}")
             return
         }
-        var parser = JSONParser(bytes: bytes, options: .wireMock)
+        let parser = JSONParser(bytes: bytes, options: .wireMock)
         let root: JSONNode
         do {
             let (value, trailing) = try parser.parseDocument()
@@ -86,7 +89,8 @@ struct StubFileReader {
                 return
             }
             for (index, item) in items.enumerated() {
-                if let spec = readMapping(item, field: "mappings[\(index)]", index: index) {
+                if var spec = readMapping(item, field: "mappings[\(index)]", index: index) {
+                    spec.isInList = true
                     specs.append(spec)
                 }
             }
@@ -243,7 +247,7 @@ struct StubFileReader {
             if case .null = node.kind { error(node, field, "a mapping cannot be null") }
             return nil
         }
-        let errorsBefore = diagnostics.count(where: { $0.severity == .error })
+        let errorsBefore = errorCount
         let fields = checkKeys(
             members, field: field, known: Self.mappingKeys,
             unsupported: [
@@ -302,8 +306,7 @@ struct StubFileReader {
         if let response = fields["response"] {
             readResponse(response, field: Self.join(field, "response"), into: &spec)
         }
-        let errorsAfter = diagnostics.count(where: { $0.severity == .error })
-        return errorsAfter == errorsBefore ? spec : nil
+        return errorCount == errorsBefore ? spec : nil
     }
 
     /// An id for a mapping that has none: the same for the same file and place on every load.

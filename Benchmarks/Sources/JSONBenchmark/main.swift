@@ -1,0 +1,123 @@
+// How fast stub files are read: the lenient JSON parser that reads them, against Foundation's JSONSerialization
+// on the same bytes, and whole stub-file folders (reading and loading into a stubber) of 1,000 and 10,000
+// mappings, in one file and in one file each.
+//
+//   swift run -c release --package-path Benchmarks JSONBenchmark [--quick]
+//
+// The document: WireMock mappings of about 1 KB each (a URL, headers, a JSON body with escapes and non-ASCII
+// text), 10 MB in all. Each figure is the best of five runs. Targets: the parser at least 5 times the 13 MB/s it
+// had before (issue 16), and loading linear in the number of mappings (10,000 within 12 times 1,000).
+
+import Foundation
+@_spi(Benchmarks) import StuntDouble
+
+let quick = CommandLine.arguments.contains("--quick")
+let rounds = quick ? 2 : 5
+
+/// One mapping of about 1 KB, in the two shapes real files have: a JSON body as JSON (`jsonBody`), or as a string
+/// full of escaped quotes (`body`).
+func mapping(_ index: Int) -> String {
+    let items = (0..<6).map {
+        #"{"id": \#($0), "name": "item \#(index)-\#($0) caf\u00e9 \"quoted\"", "price": 12.5e0}"#
+    }
+    let body =
+        index % 2 == 0
+        ? #""jsonBody": {"index": \#(index), "ok": true, "none": null, "items": [\#(items.joined(separator: ", "))]}"#
+        : #""body": "\#(escaped(#"{"index": \#(index), "items": [\#(items.joined(separator: ", "))]}"#))""#
+    return #"""
+        {"id": "\#(uuid(index))", "name": "mapping \#(index)", "priority": 5,
+         "request": {"method": "GET", "urlPath": "/items/\#(index)", "headers": {"Accept": {"equalTo": "application/json"}},
+                     "queryParameters": {"page": {"matches": "[0-9]+"}}},
+         "response": {"status": 200, "headers": {"Content-Type": "application/json", "X-Index": "\#(index)"}, \#(body)}}
+        """#
+}
+
+/// Text as the inside of a JSON string: backslashes and quotes escaped.
+func escaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+}
+
+func uuid(_ index: Int) -> String {
+    String(format: "%08x-0000-4000-8000-%012x", index, index)
+}
+
+func best(_ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<rounds {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    return times.min() ?? 0
+}
+
+// MARK: - The parser
+
+var document = "{\"mappings\": ["
+var count = 0
+while document.utf8.count < 10_000_000 {
+    document += (count == 0 ? "" : ",\n") + mapping(count)
+    count += 1
+}
+document += "]}"
+let bytes = Array(document.utf8)
+let data = Data(bytes)
+let megabytes = Double(bytes.count) / 1_000_000
+
+var values = 0
+let ours = best { values = BenchmarkHooks.parseStubFileJSON(bytes) ?? -1 }
+var foundationCount = 0
+let foundation = best {
+    let object = try! JSONSerialization.jsonObject(with: data)
+    foundationCount = ((object as? [String: Any])?["mappings"] as? [Any])?.count ?? -1
+}
+precondition(values > 0 && foundationCount == count, "both parsers read the document")
+print(String(format: "JSON, %.1f MB (%d mappings), best of %d:", megabytes, count, rounds))
+print(String(format: "  StuntDouble's lenient parser   %7.1f MB/s  (%.3f s)", megabytes / ours, ours))
+print(String(format: "  Foundation's JSONSerialization %7.1f MB/s  (%.3f s)", megabytes / foundation, foundation))
+print(
+    String(
+        format: "  ratio: %.2f of JSONSerialization; %.1fx the 13 MB/s before issue 16", foundation / ours,
+        megabytes / ours / 13))
+
+// MARK: - Stub-file folders
+
+func folder(mappings: Int, filePerMapping: Bool) throws -> URL {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("json-benchmark-\(UUID().uuidString)")
+    let folder = root.appendingPathComponent("mappings")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    if filePerMapping {
+        for index in 0..<mappings {
+            try Data(mapping(index).utf8).write(to: folder.appendingPathComponent("m\(index).json"))
+        }
+    } else {
+        let text = "{\"mappings\": [" + (0..<mappings).map(mapping).joined(separator: ",\n") + "]}"
+        try Data(text.utf8).write(to: folder.appendingPathComponent("all.json"))
+    }
+    return root
+}
+
+print("stub-file folders, read and loaded into a stubber (HTTPStubber.load(stubFilesAt:)), best of \(rounds):")
+var times: [String: Double] = [:]
+for filePerMapping in [false, true] {
+    for mappings in [1_000, 10_000] {
+        let root = try folder(mappings: mappings, filePerMapping: filePerMapping)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let time = try best {
+            let stubber = HTTPStubber()
+            let (_, loaded) = try stubber.load(stubFilesAt: root)
+            precondition(loaded.count == mappings)
+        }
+        let layout = filePerMapping ? "one file each" : "one file"
+        times["\(layout) \(mappings)"] = time
+        print(
+            String(
+                format: "  %6d mappings, %-14s %7.3f s  (%.0f mappings/s)", mappings, layout, time,
+                Double(mappings) / time))
+    }
+    let layout = filePerMapping ? "one file each" : "one file"
+    if let small = times["\(layout) 1000"], let large = times["\(layout) 10000"] {
+        print(String(format: "  growth from 1,000 to 10,000 (%@): %.1fx (linear is 10x)", layout, large / small))
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+extension StubRequestHandler {
+    /// The most body bytes written to the socket at once. A larger body goes out in pieces of this size, each
+    /// only when the socket takes more: a client that reads slowly, or never, holds at most about this much of
+    /// the server's memory beyond the stub's shared body, not a copy of the body.
+    static let writeSize = 64 << 10
+    /// How much of an upstream's body may wait for a slow client before the upstream is read no further.
+    static let upstreamBacklog = 256 << 10
+
+    /// Writes whatever of the response is due, then waits for the next deadline or for the socket to take
+    /// more (backpressure).
+    func advance(context: ChannelHandlerContext) {
+        guard let playback else { return }
+        let now = NIODeadline.now()
+        if case .failure(let error, let deadline) = playback.kind {
+            if now < deadline {
+                playback.timer = schedule(at: deadline, context: context)
+                return
+            }
+            // What a client sees of a network error: the connection ends without a response.
+            finish(playback, error: error)
+            self.playback = nil
+            close(context: context)
+            return
+        }
+        if case .fault(let fault, let error, let deadline) = playback.kind {
+            if now < deadline {
+                playback.timer = schedule(at: deadline, context: context)
+                return
+            }
+            finish(playback, error: error)
+            self.playback = nil
+            commit(fault, context: context)
+            return
+        }
+        if !playback.headWritten {
+            guard playback.headReady else { return }  // a proxied response: when the upstream answers
+            if now < playback.headDeadline {
+                playback.timer = schedule(at: playback.headDeadline, context: context)
+                return
+            }
+            context.write(wrapOutboundOut(.head(playback.responseHead)), promise: nil)
+            playback.headWritten = true
+        }
+        while playback.nextChunk < playback.chunks.count {
+            let chunk = playback.chunks[playback.nextChunk]
+            if playback.chunkOffset == 0, now < chunk.deadline {
+                context.flush()
+                playback.timer = schedule(at: chunk.deadline, context: context)
+                return
+            }
+            if !context.channel.isWritable {
+                context.flush()
+                playback.isWaitingForWritability = true
+                return
+            }
+            let start = chunk.range.lowerBound + playback.chunkOffset
+            let end = min(chunk.range.upperBound, start + Self.writeSize)
+            let base = playback.body.startIndex
+            let buffer = context.channel.allocator.buffer(bytes: playback.body[(base + start)..<(base + end)])
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            playback.bytesWritten += end - start
+            if end == chunk.range.upperBound {
+                playback.nextChunk += 1
+                playback.chunkOffset = 0
+            } else {
+                playback.chunkOffset = end - chunk.range.lowerBound
+            }
+        }
+        while let part = playback.upstreamParts.first {
+            if !context.channel.isWritable {
+                context.flush()
+                playback.isWaitingForWritability = true
+                return
+            }
+            playback.upstreamParts.removeFirst()
+            playback.upstreamBacklog -= part.readableBytes
+            playback.bytesWritten += part.readableBytes
+            context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
+        }
+        if !playback.bodyComplete {
+            // A proxied body: more when the upstream sends it, which it may now.
+            playback.upstreamFlow.open()
+            context.flush()
+            return
+        }
+        // The next pipelined request may arrive while `.end` is written: be ready for it first.
+        self.playback = nil
+        let staysOpen = playback.keepAlive && !closeAfterResponse
+        state = staysOpen ? .idle : .finishing
+        // Idle from now: an idle timer due this instant (armed while the response was in progress) must not
+        // close the connection under the response's last bytes.
+        idleSince = .now()
+        let ended = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
+        ended.futureResult.assumeIsolated().whenComplete { [self] result in
+            switch result {
+            case .success:
+                finish(playback, error: nil)
+                if !staysOpen {
+                    close(context: context)
+                } else if case .idle = state {
+                    idleSince = .now()
+                }
+            case .failure(let error):
+                finish(playback, error: error)
+                close(context: context)
+            }
+        }
+    }
+
+    /// Breaks the connection as a faulty server would (WireMock's faults): bytes go straight to the socket,
+    /// past the HTTP encoder.
+    private func commit(_ fault: HTTPStubFault, context: ChannelHandlerContext) {
+        state = .finishing
+        switch fault {
+        case .connectionResetByPeer:
+            // SO_LINGER with a zero timeout: close() sends a reset instead of a FIN.
+            guard let provider = context.channel as? any SocketOptionProvider else {
+                close(context: context)
+                return
+            }
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { [self] _ in
+                close(context: context)
+            }
+        case .malformedResponseChunk, .randomDataThenClose:
+            var bytes = ByteBuffer()
+            if fault == .malformedResponseChunk {
+                bytes.writeString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            }
+            bytes.writeBytes(Self.garbage)
+            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                close(context: context)
+                return
+            }
+            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { [self] _ in
+                close(context: context)
+            }
+        default:
+            close(context: context)
+        }
+    }
+
+    /// What a faulty server sends instead of a response: 1,024 bytes that are neither HTTP nor a chunk, the
+    /// same every time (a linear congruential sequence), so that tests behave the same on every run.
+    static let garbage: [UInt8] = {
+        var state: UInt32 = 0x5EED
+        return (0..<1024).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24) | 0x80
+        }
+    }()
+
+    private func schedule(at deadline: NIODeadline, context: ChannelHandlerContext) -> Scheduled<Void> {
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            advance(context: context)
+        }
+    }
+
+    /// Records the end of a response in the journal and the log.
+    func finish(_ playback: Playback, error: (any Error)?) {
+        guard !playback.isFinished else { return }
+        playback.isFinished = true
+        playback.upstreamFlow.finish()
+        guard let entry = playback.entry else { return }  // admin calls are not journaled, nor logged here
+        let duration = ContinuousClock.now - playback.received
+        core.stubber.complete(
+            entry, after: duration, error: error, statusCode: playback.statusCode,
+            bodyByteCount: playback.bytesWritten)
+        guard core.logger.logLevel <= .info else { return }
+        let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
+        let milliseconds = "\(tenths / 10).\(tenths % 10)"
+        let status = playback.statusCode.map(String.init) ?? "no response"
+        var line = "\(playback.requestHead.method.rawValue) \(core.loggedTarget(playback.requestHead.uri)) → "
+        line += "\(status) \(playback.outcome) \(milliseconds) ms"
+        if let error { line += " (\(error))" }
+        core.logger.info("\(line)")
+    }
+
+    /// Writes a complete plain-text response of the server's own as bytes, past the HTTP encoder; the connection
+    /// closes after it.
+    func writeRaw(status: HTTPResponseStatus, text: String, context: ChannelHandlerContext) {
+        var bytes = ByteBuffer()
+        bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        bytes.writeString("Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n")
+        bytes.writeString("Connection: close\r\n\r\n\(text)")
+        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
+            return
+        }
+        encoder.writeAndFlush(NIOAny(bytes), promise: nil)
+    }
+
+    /// Writes a complete plain-text response of the server's own.
+    func writeSimple(
+        status: HTTPResponseStatus, text: String, version: HTTPVersion, close: Bool, context: ChannelHandlerContext
+    ) {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(text.utf8.count))
+        if close { headers.add(name: "Connection", value: "close") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
