@@ -41,6 +41,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many threads serve connections. Default: one per processor core.")
     var threads: Int?
 
+    @Option(
+        help: "Seconds a connection may wait for the client (between requests, or within a request's body) before it closes."
+    )
+    var idleTimeout = 60.0
+
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
@@ -77,8 +82,12 @@ struct Serve: AsyncParsableCommand {
             }
             (folder, display) = (examples, "examples")
         }
+        guard idleTimeout > 0, idleTimeout.isFinite else {
+            throw ValidationError("--idle-timeout must be a number of seconds above 0.")
+        }
         var configuration = HTTPStubServer.Configuration(
-            host: host, port: port, maximumRequestBodySize: maxBodySize, threads: threads)
+            host: host, port: port, maximumRequestBodySize: maxBodySize, idleTimeout: .seconds(idleTimeout),
+            threads: threads)
         configuration.logger = Logger(label: "stuntdouble")
         admin.apply(to: &configuration)
         journal.apply(to: &configuration)

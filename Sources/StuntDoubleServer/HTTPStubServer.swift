@@ -72,7 +72,7 @@ public final class HTTPStubServer: Sendable {
         core = ServerCore(stubber: stubber, configuration: configuration)
         if configuration.isAdminAPIEnabled {
             let api = AdminAPI(store: core.store, core: core)
-            core.admin.withLockedValue { $0 = api }
+            core.adminBox.withLockedValue { $0 = api }
         }
         let hook: @Sendable () async -> Void = { [weak self] in await self?.stop(gracePeriod: .seconds(5)) }
         core.shutdown.withLockedValue { $0.run = hook }
@@ -258,8 +258,11 @@ final class ServerCore: Sendable {
 
     /// The mappings the admin API manages.
     let store: MappingStore
-    /// The admin API, when it is on.
-    let admin = NIOLockedValueBox<AdminAPI?>(nil)
+    /// The admin API, when it is on; set once, before the server starts.
+    var admin: AdminAPI? { adminBox.withLockedValue { $0 } }
+    /// Whether the admin API is on (read for every request, without a lock).
+    let hasAdmin: Bool
+    let adminBox = NIOLockedValueBox<AdminAPI?>(nil)
     /// Journal entry number → the client's address, for the admin API.
     let clients = NIOLockedValueBox([Int: String]())
     /// A delay added to every stubbed response (the admin API's `fixedDelay` setting).
@@ -277,6 +280,7 @@ final class ServerCore: Sendable {
     init(stubber: HTTPStubber, configuration: HTTPStubServer.Configuration) {
         self.stubber = stubber
         self.configuration = configuration
+        hasAdmin = configuration.isAdminAPIEnabled
         store = MappingStore(stubber: stubber)
     }
 
@@ -305,8 +309,10 @@ final class ServerCore: Sendable {
         return target[...mark] + pairs.joined(separator: "&")
     }
 
-    /// Remembers a request's client address, forgetting those the journal no longer holds.
+    /// Remembers a request's client address, forgetting those the journal no longer holds. The admin API names
+    /// `127.0.0.1` for a request it has no address of: that one is not recorded.
     func recordClient(_ address: String, entry: Int) {
+        guard address != "127.0.0.1" else { return }
         let capacity = stubber.journalCapacity
         clients.withLockedValue { clients in
             clients[entry] = address
@@ -320,9 +326,12 @@ final class ServerCore: Sendable {
         limits.maxHeaderListSize = configuration.maximumHeaderSize
         limits.maxHeaderFieldSize = configuration.maximumHeaderSize
         let operations = channel.pipeline.syncOperations
+        // No outbound header validation by SwiftNIO: a stub's response is checked once, when it is prepared
+        // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the server's own
+        // headers escape what they quote (`HeaderText`).
         try operations.configureHTTPServerPipeline(
-            withPipeliningAssistance: true, withErrorHandling: false, withEncoderConfiguration: .init(),
-            withDecoderLimitConfiguration: limits)
+            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: false,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
         try operations.addHandler(StubRequestHandler(core: self))
         connections.add(channel)
     }

@@ -31,16 +31,20 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
     /// The parts that never change, shared by every copy: a request is copied from matcher to matcher.
     private final class Storage: Sendable {
         let method: HTTPMethod
-        let url: URL
         let headers: HTTPHeaders
         let body: Data?
         let route: RequestRoute
-        private let request: Request
+        private let source: Source
 
-        /// The `URLRequest`: the one the request came as, or one built from the parts when first needed.
-        private enum Request: Sendable {
-            case given(URLRequest)
-            case built(Locked<URLRequest?>)
+        /// Where the URL and the `URLRequest` come from.
+        private enum Source: Sendable {
+            /// The request came as a `URLRequest` (URLSession, `HTTPStubSession`).
+            case given(URL, URLRequest)
+            /// Made from parts: the URL given, the `URLRequest` built when first needed.
+            case parts(URL, Locked<URLRequest?>)
+            /// Made from a URL's text (the stub server), which the route was read from: the URL made when first
+            /// needed (most requests are matched by their route alone), the `URLRequest` too.
+            case text(String, Locked<(url: URL?, request: URLRequest?)>)
         }
 
         init(
@@ -48,30 +52,67 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
             route: RequestRoute
         ) {
             self.method = method
-            self.url = url
             self.headers = headers
             self.body = body
             self.route = route
-            request = urlRequest.map(Request.given) ?? .built(Locked(nil))
+            source = urlRequest.map { .given(url, $0) } ?? .parts(url, Locked(nil))
+        }
+
+        init(method: HTTPMethod, urlText: String, headers: HTTPHeaders, body: Data?, route: RequestRoute) {
+            self.method = method
+            self.headers = headers
+            self.body = body
+            self.route = route
+            source = .text(urlText, Locked((nil, nil)))
+        }
+
+        var url: URL {
+            switch source {
+            case .given(let url, _), .parts(let url, _):
+                return url
+            case .text(let text, let cache):
+                return cache.withLock { cached in
+                    if let url = cached.url { return url }
+                    // The text was checked to be a URL as it is (`init(method:validatedURLText:...)`); the route's key
+                    // is the same URL, normalized, should that ever not hold.
+                    let url = URL(string: text) ?? URL(string: route.exactKey) ?? URL(fileURLWithPath: "/")
+                    cached.url = url
+                    return url
+                }
+            }
         }
 
         var urlRequest: URLRequest {
-            switch request {
-            case .given(let request):
+            switch source {
+            case .given(_, let request):
                 return request
-            case .built(let cache):
+            case .parts(let url, let cache):
                 return cache.withLock { cached in
                     if let cached { return cached }
-                    var request = URLRequest(url: url)
-                    request.httpMethod = method.rawValue
-                    for field in headers {
-                        request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
-                    }
-                    request.httpBody = body
+                    let request = build(url)
                     cached = request
                     return request
                 }
+            case .text:
+                let url = self.url
+                guard case .text(_, let cache) = source else { return build(url) }
+                return cache.withLock { cached in
+                    if let request = cached.request { return request }
+                    let request = build(url)
+                    cached.request = request
+                    return request
+                }
             }
+        }
+
+        private func build(_ url: URL) -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = method.rawValue
+            for field in headers {
+                request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+            }
+            request.httpBody = body
+            return request
         }
     }
 
@@ -154,6 +195,43 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, urlRequest: urlRequest, route: route
         )
+    }
+
+    /// Creates a request from the text of an absolute URL, when the text needs no change to be a URL (every byte
+    /// unreserved, reserved or a valid percent escape, RFC 3986) and its route can be read from it directly: the
+    /// `URL` is made only when something asks for it. For the stub server, whose requests are matched by route.
+    /// - Returns: `nil` when the text is not such a URL; make the `URL` and use ``init(method:url:headers:body:)``.
+    package init?(method: HTTPMethod, validatedURLText text: String, headers: HTTPHeaders, body: Data?) {
+        guard Self.needsNoEncoding(text), let route = RequestRoute(plain: text) else { return nil }
+        storage = Storage(method: method, urlText: text, headers: headers, body: body, route: route)
+    }
+
+    /// Whether every byte of a text may stand in a URL as it is (RFC 3986), `%` only before two hex digits.
+    private static func needsNoEncoding(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
+                    UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+                    UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+                    UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+                    index += 1
+                case UInt8(ascii: "%"):
+                    guard index + 2 < bytes.count, PercentEncoding.hexValue(bytes[index + 1]) != nil,
+                        PercentEncoding.hexValue(bytes[index + 2]) != nil
+                    else { return false }
+                    index += 3
+                default:
+                    return false
+                }
+            }
+            return true
+        }
     }
 
     /// A copy whose body keeps only its first `limit` bytes (for the journal); the same request when the body

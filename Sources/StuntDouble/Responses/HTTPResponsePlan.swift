@@ -33,6 +33,9 @@ public struct HTTPResponsePlan: Sendable {
         /// The header fields as Foundation takes them, made once with the response (which a prepared
         /// response then hands to every request it answers).
         let headerFields: [String: String]
+        /// Why the response cannot go on the wire as HTTP/1.1 (a server sends a 500 naming the stub instead), or
+        /// `nil`: worked out once with the response, like ``headerFields``.
+        package let wireProblem: String?
 
         init(
             statusCode: HTTPStatusCode, headers: HTTPHeaders, body: Data, cachePolicy: URLCache.StoragePolicy,
@@ -44,6 +47,45 @@ public struct HTTPResponsePlan: Sendable {
             self.cachePolicy = cachePolicy
             self.reasonPhrase = reasonPhrase
             headerFields = headers.dictionary
+            wireProblem = Self.wireProblem(statusCode: statusCode, reasonPhrase: reasonPhrase, headers: headers)
+        }
+
+        /// Why a response cannot be sent as HTTP/1.1, or `nil`.
+        private static func wireProblem(statusCode: HTTPStatusCode, reasonPhrase: String?, headers: HTTPHeaders)
+            -> String?
+        {
+            let code = statusCode.rawValue
+            if code < 200 {
+                return "\(code) is an informational status, which cannot end a response; use 200 to 599"
+            }
+            if let reasonPhrase, reasonPhrase.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                return "its status message contains a line break or another control character"
+            }
+            for field in headers {
+                let name = field.name.rawValue
+                if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
+                    return "the header name \"\(name)\" is not a valid HTTP field name"
+                }
+                if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                    return "the value of header \(name) contains a line break or another control character (only "
+                        + "tabs may be in a header value)"
+                }
+            }
+            return nil
+        }
+
+        /// Whether a byte may be in a field name (RFC 9110's `tchar`).
+        private static func isTokenByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+                UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
+                UInt8(ascii: "|"), UInt8(ascii: "~"):
+                return true
+            default:
+                return false
+            }
         }
 
         /// Whether two responses have the same status, headers, body and cache policy.
@@ -146,6 +188,24 @@ public struct HTTPResponsePlan: Sendable {
 }
 
 extension HTTPResponsePlan {
+    /// What a delivery path derived from this plan's response for its stub and stored with ``storeDerived(_:)``
+    /// (the stub server keeps the response's head, ready for the wire), or `nil`: a response object answers
+    /// many requests, and what is derived from it once serves them all.
+    package func derived<Value: AnyObject & Sendable>(_ type: Value.Type) -> Value? {
+        parts.derived.withLock { entry in
+            guard let entry, entry.stub == stub.id else { return nil }
+            return entry.value as? Value
+        }
+    }
+
+    /// Keeps what a delivery path derived from this plan's response for its stub (see ``derived(_:)``).
+    package func storeDerived(_ value: any AnyObject & Sendable) {
+        let stub = self.stub.id
+        parts.derived.withLock { $0 = (stub, value) }
+    }
+}
+
+extension HTTPResponsePlan {
     /// Chunks of a throttled body are about this long apart.
     static let chunkInterval = 0.05
     /// A throttled body is split into at most this many chunks.
@@ -164,6 +224,9 @@ extension HTTPResponsePlan {
         let absence: Absence?
         let fault: HTTPStubFault?
         let proxy: HTTPStubProxy?
+        /// What a delivery path derived from the response for a stub, kept for the next request it answers (see
+        /// `HTTPResponsePlan.derived(_:)`).
+        let derived = Locked<(stub: UInt64, value: any AnyObject & Sendable)?>(nil)
 
         init(
             action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil,

@@ -15,11 +15,6 @@ final class Playback {
         case fault(HTTPStubFault, any Error, NIODeadline)
     }
 
-    struct TimedChunk {
-        let range: Range<Int>
-        let deadline: NIODeadline
-    }
-
     let requestHead: HTTPRequestHead
     /// The request's journal entry; `nil` for an admin call (WireMock does not journal those).
     let entry: Int?
@@ -27,9 +22,11 @@ final class Playback {
     let received: ContinuousClock.Instant
 
     private(set) var kind = Kind.response
-    private(set) var responseHead = HTTPResponseHead(version: .http1_1, status: .ok)
+    /// The response's head, once known (a proxied response's comes from the upstream).
+    private(set) var responseHead: HTTPResponseHead?
     private(set) var headDeadline: NIODeadline
-    private(set) var chunks: [TimedChunk] = []
+    /// The body's chunks, due at their deadlines (after `receivedAt`, moved by `shift`): a stub's plan's own.
+    private(set) var chunks: [HTTPResponsePlan.Chunk] = []
     private(set) var body = Data()
     private(set) var keepAlive = true
     /// The status sent, or `nil` when no response is sent.
@@ -58,11 +55,11 @@ final class Playback {
     var chunkOffset = 0
     var bytesWritten = 0
     /// A proxied body's parts, as the upstream sent them, waiting for the socket.
-    var upstreamParts = CircularBuffer<ByteBuffer>()
+    var upstreamParts: [ByteBuffer] = []
     /// How many bytes `upstreamParts` holds.
     var upstreamBacklog = 0
-    /// Holds the upstream back while the client is slow to read what came already.
-    let upstreamFlow = UpstreamFlow()
+    /// Holds the upstream back while the client is slow to read what came already (a proxied response's).
+    private(set) var upstreamFlow: UpstreamFlow?
     var isWaitingForWritability = false
     var isFinished = false
     var timer: Scheduled<Void>?
@@ -92,9 +89,45 @@ final class Playback {
         timer = nil
     }
 
-    private func deadline(_ offset: Duration) -> NIODeadline {
+    func deadline(_ offset: Duration) -> NIODeadline {
         let (seconds, attoseconds) = (offset + shift).components
         return receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// A response's head as the wire needs it, made once per stub and response object and kept with the
+    /// response (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same head.
+    final class WireHead: Sendable {
+        let status: HTTPResponseStatus
+        /// The response's headers, and `Matched-Stub-Id` and `-Name` for a mapping.
+        let headers: NIOHTTP1.HTTPHeaders
+        /// Whether the headers say `Connection: close`.
+        let closes: Bool
+
+        init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
+            var headers = NIOHTTP1.HTTPHeaders()
+            for field in response.headers {
+                headers.add(name: field.name.rawValue, value: field.value)
+            }
+            if let id = stub.mappingIDText {
+                headers.add(name: "Matched-Stub-Id", value: id)
+                if let name = stub.name { headers.add(name: "Matched-Stub-Name", value: HeaderText.value(name)) }
+            }
+            status =
+                response.reasonPhrase.map {
+                    .custom(code: UInt(response.statusCode.rawValue), reasonPhrase: $0)
+                } ?? HTTPResponseStatus(statusCode: response.statusCode.rawValue)
+            self.headers = headers
+            closes = Self.saysClose(headers)
+        }
+
+        static func saysClose(_ headers: NIOHTTP1.HTTPHeaders) -> Bool {
+            headers.contains { field in
+                HeadFacts.name(field.name, is: "connection")
+                    && field.value.split(separator: ",").contains {
+                        HeadFacts.name($0.trimmingCharacters(in: .whitespaces), is: "close")
+                    }
+            }
+        }
     }
 
     /// Prepares a stub's plan.
@@ -111,46 +144,46 @@ final class Playback {
                 answer = .stub(plan.stub, note: ": error \(error), so the connection closes without a response")
             }
         case .respond(let response):
-            if let problem = Self.problem(with: response) {
+            if let problem = response.wireProblem {
                 prepareText(
                     status: .internalServerError,
                     text: "The response of \(plan.stub) cannot be sent: \(problem). Fix the stub.\n",
                     outcome: "\(plan.stub) (invalid response)")
                 return
             }
-            var headers = NIOHTTP1.HTTPHeaders()
-            for field in response.headers {
-                headers.add(name: field.name.rawValue, value: field.value)
-            }
-            if let id = plan.stub.mappingIDText {
-                headers.add(name: "Matched-Stub-Id", value: id)
-                if let name = plan.stub.name { headers.add(name: "Matched-Stub-Name", value: HeaderText.value(name)) }
-            }
-            let status: HTTPResponseStatus =
-                response.reasonPhrase.map {
-                    .custom(code: UInt(response.statusCode.rawValue), reasonPhrase: $0)
-                } ?? HTTPResponseStatus(statusCode: response.statusCode.rawValue)
-            let sendsBody = requestHead.method != .HEAD && ![204, 304].contains(response.statusCode.rawValue)
+            let head =
+                plan.derived(WireHead.self)
+                ?? {
+                    let made = WireHead(response, stub: plan.stub)
+                    plan.storeDerived(made)
+                    return made
+                }()
+            let code = response.statusCode.rawValue
+            let sendsBody = requestHead.method != .HEAD && code != 204 && code != 304
             body = response.body
-            chunks =
-                sendsBody
-                ? plan.chunks.map { TimedChunk(range: $0.range, deadline: deadline($0.deadline)) } : []
-            setHead(status: status, headers: headers, deadline: deadline(plan.responseDeadline))
+            chunks = sendsBody ? plan.chunks : []
+            setHead(
+                status: head.status, headers: head.headers, closes: head.closes,
+                deadline: deadline(plan.responseDeadline))
         }
     }
 
     /// Prepares a response that an upstream will send: its head and body arrive later.
-    func prepareProxied(outcome: String) {
+    /// - Returns: What holds the upstream back while the client is slow.
+    func prepareProxied(outcome: String) -> UpstreamFlow {
         answer = .text(outcome)
         headReady = false
         bodyComplete = false
         body = Data()
         chunks = []
+        let flow = UpstreamFlow()
+        upstreamFlow = flow
+        return flow
     }
 
     /// The upstream's head arrived.
     func receiveUpstreamHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders) {
-        setHead(status: status, headers: headers, deadline: .now())
+        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers), deadline: .now())
         headReady = true
     }
 
@@ -160,7 +193,7 @@ final class Playback {
         upstreamParts.append(part)
         upstreamBacklog += part.readableBytes
         if upstreamBacklog > StubRequestHandler.upstreamBacklog {
-            upstreamFlow.close()
+            upstreamFlow?.close()
         }
     }
 
@@ -189,13 +222,15 @@ final class Playback {
         for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
         self.body = body
         headers.add(name: "Content-Length", value: String(body.count))
-        chunks = requestHead.method == .HEAD ? [] : [TimedChunk(range: 0..<body.count, deadline: receivedAt)]
-        setHead(status: status, headers: headers, deadline: receivedAt)
+        shift = .zero
+        chunks = requestHead.method == .HEAD ? [] : [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)]
+        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers), deadline: receivedAt)
     }
 
-    private func setHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, deadline: NIODeadline) {
+    private func setHead(
+        status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, closes: Bool, deadline: NIODeadline
+    ) {
         var headers = headers
-        let closes = headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
         keepAlive = requestHead.isKeepAlive && !closes
         if !keepAlive, !closes {
             headers.replaceOrAdd(name: "Connection", value: "close")
@@ -206,38 +241,6 @@ final class Playback {
         responseHead = HTTPResponseHead(version: requestHead.version, status: status, headers: headers)
         headDeadline = deadline
     }
-
-    /// Why a response cannot go on the wire, or `nil`.
-    static func problem(with response: HTTPResponsePlan.Response) -> String? {
-        let code = response.statusCode.rawValue
-        if code < 200 {
-            return "\(code) is an informational status, which cannot end a response; use 200 to 599"
-        }
-        if let reason = response.reasonPhrase, reason.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
-            return "its status message contains a line break"
-        }
-        for field in response.headers {
-            let name = field.name.rawValue
-            if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
-                return "the header name \"\(name)\" is not a valid HTTP field name"
-            }
-            if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-                return "the value of header \(name) contains a line break or another control character (only tabs "
-                    + "may be in a header value)"
-            }
-        }
-        return nil
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }
 
 /// Turns a request head and body into the request stubs see: `http://<Host><target>`.
@@ -247,7 +250,6 @@ enum IncomingRequestBuilder {
     }
 
     static func make(_ head: HTTPRequestHead, body: ByteBuffer, authority: String) throws -> HTTPIncomingRequest {
-        let url = try url(for: head, authority: authority)
         var headers = StuntDouble.HTTPHeaders()
         for (name, value) in head.headers {
             headers.add(name: StuntDouble.HTTPHeaders.Name(rawValue: name), value: value)
@@ -256,15 +258,29 @@ enum IncomingRequestBuilder {
         let hasBody =
             bytes != nil || head.headers.contains(name: "content-length")
             || head.headers.contains(name: "transfer-encoding")
+        let method = StuntDouble.HTTPMethod(rawValue: head.method.rawValue)
+        let body = hasBody ? (bytes ?? Data()) : nil
+        // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
+        if head.uri.hasPrefix("/"),
+            let request = HTTPIncomingRequest(
+                method: method, validatedURLText: "http://\(host(of: head, authority: authority))\(head.uri)",
+                headers: headers, body: body)
+        {
+            return request
+        }
         return try HTTPIncomingRequest(
-            method: StuntDouble.HTTPMethod(rawValue: head.method.rawValue), url: url, headers: headers,
-            body: hasBody ? (bytes ?? Data()) : nil)
+            method: method, url: url(for: head, authority: authority), headers: headers, body: body)
+    }
+
+    /// The request's host: its Host header when that can be a URL's authority, else the server's.
+    private static func host(of head: HTTPRequestHead, authority: String) -> String {
+        head.headers.first(name: "host").flatMap { isAuthority($0) ? $0 : nil } ?? authority
     }
 
     static func url(for head: HTTPRequestHead, authority: String) throws -> URL {
         let target = head.uri
         if target.hasPrefix("/") {
-            let host = head.headers.first(name: "host").flatMap { isAuthority($0) ? $0 : nil } ?? authority
+            let host = host(of: head, authority: authority)
             if let url = URL(string: "http://\(host)\(target)") { return url }
             // Characters a URL may not hold (a `|` or `"` that a lenient client sent): encode them.
             var allowed = CharacterSet.urlQueryAllowed

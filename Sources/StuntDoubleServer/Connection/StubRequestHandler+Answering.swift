@@ -9,7 +9,7 @@ extension StubRequestHandler {
     /// Answers a request whose body has been read: the admin API's, a stub's plan, a proxied answer, or the
     /// server's own error.
     func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        if let admin = core.admin.withLockedValue({ $0 }), Self.isAdminTarget(head.uri) {
+        if core.hasAdmin, Self.isAdminTarget(head.uri), let admin = core.admin {
             respondAdmin(admin, head: head, body: body, context: context)
             return
         }
@@ -29,7 +29,7 @@ extension StubRequestHandler {
             return
         }
         let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
-        if core.admin.withLockedValue({ $0 != nil }), let address = context.channel.remoteAddress?.ipAddress {
+        if core.hasAdmin, let address = clientAddress(context) {
             core.recordClient(address, entry: entry)
         }
         if core.logger.logLevel <= .debug {
@@ -106,7 +106,7 @@ extension StubRequestHandler {
     ) {
         guard let proxy = core.proxy, self.playback === playback else { return }
         let target = UpstreamProxy.target(for: head, via: stubProxy)
-        playback.prepareProxied(
+        let flow = playback.prepareProxied(
             outcome: recording == nil
                 ? "proxied to \(core.loggedTarget(target))" : "recorded from \(core.loggedTarget(target))")
         let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
@@ -116,7 +116,7 @@ extension StubRequestHandler {
         let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
         proxy.forward(
             head, body: body, to: target, adding: stubProxy.additionalHeaders, identityEncoding: recording != nil,
-            flow: playback.upstreamFlow
+            flow: flow
         ) { event in
             if let recording {
                 switch event {
@@ -146,7 +146,7 @@ extension StubRequestHandler {
     ) {
         guard !playback.isFinished, self.playback === playback else {
             // Nobody reads the rest: let the upstream's body drain rather than wait.
-            playback.upstreamFlow.finish()
+            playback.upstreamFlow?.finish()
             return
         }
         switch event {

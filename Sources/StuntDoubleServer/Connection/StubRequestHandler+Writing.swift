@@ -39,19 +39,20 @@ extension StubRequestHandler {
             return
         }
         if !playback.headWritten {
-            guard playback.headReady else { return }  // a proxied response: when the upstream answers
+            // A proxied response's head comes when the upstream answers.
+            guard playback.headReady, let head = playback.responseHead else { return }
             if now < playback.headDeadline {
                 playback.timer = schedule(at: playback.headDeadline, context: context)
                 return
             }
-            context.write(wrapOutboundOut(.head(playback.responseHead)), promise: nil)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
             playback.headWritten = true
         }
         while playback.nextChunk < playback.chunks.count {
             let chunk = playback.chunks[playback.nextChunk]
-            if playback.chunkOffset == 0, now < chunk.deadline {
+            if playback.chunkOffset == 0, chunk.deadline > .zero, now < playback.deadline(chunk.deadline) {
                 context.flush()
-                playback.timer = schedule(at: chunk.deadline, context: context)
+                playback.timer = schedule(at: playback.deadline(chunk.deadline), context: context)
                 return
             }
             if !context.channel.isWritable {
@@ -85,7 +86,7 @@ extension StubRequestHandler {
         }
         if !playback.bodyComplete {
             // A proxied body: more when the upstream sends it, which it may now.
-            playback.upstreamFlow.open()
+            playback.upstreamFlow?.open()
             context.flush()
             return
         }
@@ -167,7 +168,7 @@ extension StubRequestHandler {
     func finish(_ playback: Playback, error: (any Error)?) {
         guard !playback.isFinished else { return }
         playback.isFinished = true
-        playback.upstreamFlow.finish()
+        playback.upstreamFlow?.finish()
         guard let entry = playback.entry else { return }  // admin calls are not journaled, nor logged here
         let duration = ContinuousClock.now - playback.received
         core.stubber.complete(

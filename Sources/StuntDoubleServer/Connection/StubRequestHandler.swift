@@ -51,6 +51,16 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var lingerTimer: Scheduled<Void>?
     /// Close once the response in progress ends (the server is stopping).
     var closeAfterResponse = false
+    /// The client's address, once asked for (it is the same for every request of the connection).
+    private var address: String??
+
+    /// The client's IP address, for the admin API's journal.
+    func clientAddress(_ context: ChannelHandlerContext) -> String? {
+        if let address { return address }
+        let found = context.channel.remoteAddress?.ipAddress
+        address = .some(found)
+        return found
+    }
 
     init(core: ServerCore) {
         self.core = core
@@ -171,43 +181,37 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func receive(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        if let (status, text) = problem(with: head) {
+        let facts = HeadFacts(head)
+        if let (status, text) = problem(with: head, facts) {
             refuse(head, status: status, text: text, context: context)
             return
         }
         let limit = core.configuration.maximumRequestBodySize
-        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
-        let expectsContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
-        if let declared, declared > limit {
+        if let declared = facts.contentLength, declared > limit {
             refuse(
                 head, status: .payloadTooLarge, text: tooLargeText(declared: declared), context: context,
                 // A client waiting for 100 Continue never sends the body: nothing to read before closing.
-                closeAtOnce: expectsContinue)
+                closeAtOnce: facts.expectsContinue)
             return
         }
-        if expectsContinue {
+        if facts.expectsContinue {
             context.writeAndFlush(
                 wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
         }
-        declaredLength = declared
+        declaredLength = facts.contentLength
         body = nil
         lastBodyActivity = .now()
         state = .receiving(head)
     }
 
     /// Why a request head is refused before its body is read (RFC 9112), or `nil`.
-    private func problem(with head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
-        // The whole head as sent: the request line, each field with its ": " and CRLF, the empty line.
-        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
-        for (name, value) in head.headers {
-            size += name.utf8.count + value.utf8.count + 4
-        }
+    private func problem(with head: HTTPRequestHead, _ facts: HeadFacts) -> (HTTPResponseStatus, String)? {
         let limit = core.configuration.maximumHeaderSize
-        if size > limit {
+        if facts.size > limit {
             return (
                 .requestHeaderFieldsTooLarge,
-                "The request's head (\(size) bytes, \(head.headers.count) header fields) is larger than this server "
-                    + "accepts (\(limit) bytes). Send fewer or shorter headers, or raise maximumHeaderSize.\n"
+                "The request's head (\(facts.size) bytes, \(head.headers.count) header fields) is larger than this "
+                    + "server accepts (\(limit) bytes). Send fewer or shorter headers, or raise maximumHeaderSize.\n"
             )
         }
         if head.method == .CONNECT {
@@ -218,16 +222,16 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             )
         }
         if head.version.major == 1, head.version.minor >= 1 {
-            let hosts = head.headers[canonicalForm: "host"]
-            if hosts.isEmpty {
+            if facts.hostCount == 0 {
                 return (.badRequest, "An HTTP/1.1 request must have a Host header (RFC 9112, section 3.2).\n")
             }
-            if hosts.count > 1 {
-                return (.badRequest, "The request has \(hosts.count) Host headers; send one (RFC 9112, section 3.2).\n")
+            if facts.hostCount > 1 {
+                return (
+                    .badRequest, "The request has \(facts.hostCount) Host headers; send one (RFC 9112, section 3.2).\n"
+                )
             }
         }
-        let codings = head.headers[canonicalForm: "transfer-encoding"].map { $0.lowercased() }
-        if let unknown = codings.first(where: { $0 != "chunked" }) {
+        if let unknown = facts.unknownTransferCoding {
             let shown = String(unknown.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) }.prefix(40))
             return (
                 .notImplemented,
@@ -319,6 +323,49 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         idleTimer?.cancel()
         lingerTimer?.cancel()
         context.close(promise: nil)
+    }
+}
+
+/// What the server must know of a request's head before it reads the body, gathered in one pass over its fields
+/// (looking fields up by name, one name at a time, cost more than the rest of reading a request).
+struct HeadFacts {
+    /// The head as sent: the request line, each field with its `: ` and CRLF, the empty line.
+    private(set) var size: Int
+    private(set) var hostCount = 0
+    /// The first `Content-Length`, when it is a number.
+    private(set) var contentLength: Int?
+    private(set) var expectsContinue = false
+    /// A transfer coding other than `chunked`, which the server cannot decode.
+    private(set) var unknownTransferCoding: String?
+
+    init(_ head: HTTPRequestHead) {
+        size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
+        for (name, value) in head.headers {
+            size += name.utf8.count + value.utf8.count + 4
+            switch name.utf8.count {
+            case 4 where Self.name(name, is: "host"):
+                hostCount += 1
+            case 6 where Self.name(name, is: "expect"):
+                expectsContinue = expectsContinue || Self.name(value, is: "100-continue")
+            case 14 where Self.name(name, is: "content-length"):
+                if contentLength == nil { contentLength = Int(value) }
+            case 17 where Self.name(name, is: "transfer-encoding"):
+                for coding in value.split(separator: ",") {
+                    let trimmed = coding.trimmingCharacters(in: .whitespaces)
+                    if unknownTransferCoding == nil, !Self.name(trimmed, is: "chunked") {
+                        unknownTransferCoding = trimmed.lowercased()
+                    }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Whether a text is a lower-case ASCII word, ignoring case.
+    static func name(_ text: some StringProtocol, is lowercased: String) -> Bool {
+        text.utf8.count == lowercased.utf8.count
+            && zip(text.utf8, lowercased.utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
     }
 }
 
