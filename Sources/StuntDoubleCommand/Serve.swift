@@ -42,7 +42,10 @@ struct Serve: AsyncParsableCommand {
     var threads: Int?
 
     @Option(
-        help: "Seconds a connection may wait for the client (between requests, or within a request's body) before it closes."
+        help: """
+            Seconds a connection may wait for the client (between requests, or within a request's body) \
+            before it closes.
+            """
     )
     var idleTimeout = 60.0
 

@@ -114,15 +114,16 @@ import Testing
         configuration.idleTimeout = .seconds(5)
         try await withStubServer(stubber: Self.stubber(), configuration: configuration) { baseURL in
             let slow = try await RawConnection.connect(to: baseURL)
-            try await slow.send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\na")
-            // Seven more bytes a second apart: 7 s in all, longer than the timeout, each gap far shorter.
-            for part in "bcdefgh" {
-                try await Task.sleep(for: .seconds(1))
+            try await slow.send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\n\r\na")
+            // Fifteen more bytes half a second apart: 7.5 s in all, longer than the timeout, each gap a tenth of
+            // it (a gap would have to stretch tenfold on a loaded machine to close the connection).
+            for part in "bcdefghijklmnop" {
+                try await Task.sleep(for: .milliseconds(500))
                 try await slow.send(String(part))
             }
             let answered = try #require(try await slow.readResponse())
             #expect(answered.status == 200)
-            #expect(answered.text == "8")
+            #expect(answered.text == "16")
         }
     }
 

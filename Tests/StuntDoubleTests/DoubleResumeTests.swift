@@ -1,56 +1,104 @@
 import Foundation
-import StuntDouble
 import Testing
+
+@testable import StuntDouble
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A task resumed twice in a row, answered at once.
+/// An answer due at once is delivered one turn of the task's work queue after `startLoading`, never inside it.
 ///
-/// FoundationNetworking traps ("Trying to access a behaviour for a task that in not in the registry") when a
-/// second `resume()` reaches a task whose protocol has finished but whose completion the session has not yet
-/// handed over: it then fails the task once more, after removing it. A protocol that answers inside
-/// `startLoading` finishes before a second `resume()` made right after the first reaches the work queue, so
-/// that every such pair risks the trap (a trivial protocol did it in every run of 3,000 pairs here; StuntDouble's
-/// URLSession path in about one run of three, which crashed CI's ThreadSanitizer pass). StuntDouble answers on
-/// the next turn of the work queue, after the second `resume()`.
+/// Why it matters: FoundationNetworking traps ("Trying to access a behaviour for a task that in not in the
+/// registry") when a second `resume()` reaches a task whose protocol has finished but whose completion the
+/// session has not yet handed over. A protocol that answers inside `startLoading` has finished before a second
+/// `resume()` made right after the first reaches the work queue (a trivial protocol crashed every run of 3,000
+/// such pairs here, and StuntDouble's did in CI's ThreadSanitizer pass). Answering a turn later lets that second
+/// `resume()` find the task still loading.
+///
+/// These tests hold the work queue and check the order, so they are deterministic; they do not resume tasks
+/// twice under load, which would test FoundationNetworking's remaining window (a `resume()` arriving in the
+/// instant between a response's end and its completion traps whatever the protocol does) rather than ours.
 @Suite struct DoubleResumeTests {
-    final class Completion: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
+    /// A URLProtocol client that records what it is told.
+    final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {
         private let lock = NSLock()
-        private var responses = 0
-        var responseCount: Int { lock.withLock { responses } }
+        private var recorded: [String] = []
+        var events: [String] { lock.withLock { recorded } }
+        private func record(_ event: String) { lock.withLock { recorded.append(event) } }
 
-        func urlSession(
-            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+        func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
+            record("redirect")
+        }
+        func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {}
+        func urlProtocol(
+            _ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy
         ) {
-            lock.withLock { responses += 1 }
-            completionHandler(.allow)
+            record("response \((response as? HTTPURLResponse)?.statusCode ?? 0)")
         }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            done.signal()
+        func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) {
+            record("data \(String(decoding: data, as: UTF8.self))")
         }
+        func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { record("finish") }
+        func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { record("fail") }
+        func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {}
+        func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
     }
 
-    @Test func resumingTwiceInARowNeverTraps() {
+    /// Starts the stubber's answer to `url` the way `startLoading` does, on the work queue of a real task (never
+    /// resumed), and returns what the client had received when `startLoading` returned, and after one more turn.
+    func play(_ url: String, on stubber: HTTPStubber, between: (ResponsePlayer.Answer) -> Void = { _ in }) throws
+        -> (inside: [String], after: [String])
+    {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: URL(string: url)!)
+        let queue = try #require(TaskIntrospection.workQueue(of: task))
+        let client = RecordingClient()
+        let request = URLRequest(url: URL(string: url)!)
+        let urlProtocol = URLProtocol(request: request, cachedResponse: nil, client: client)
+        let inside = queue.sync { () -> [String] in
+            let answer = ResponsePlayer.start(
+                urlProtocol: urlProtocol, stubber: .success(stubber), client: client, request: request, task: task)
+            between(answer)
+            return client.events
+        }
+        queue.sync {}
+        return (inside, client.events)
+    }
+
+    @Test func anAnswerDueAtOnceArrivesOneTurnAfterStartLoading() throws {
         let stubber = HTTPStubber()
         stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .get, body: "now"))
-        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/missing").stub(for: .post, body: "no"))
-        for index in 0..<2_000 {
-            let completion = Completion()
-            let session = stubber.session(delegate: completion)
-            // An answer, and (every other time) an immediate failure: both used to be delivered in startLoading.
-            let task = session.dataTask(
-                with: URL(string: index % 2 == 0 ? "https://a.test/now" : "https://a.test/missing")!)
-            task.resume()
-            task.resume()
-            completion.done.wait()
-            #expect(completion.responseCount == (index % 2 == 0 ? 1 : 0))
-            session.finishTasksAndInvalidate()
-        }
-        #expect(stubber.journal.count == 2_000)
+        let (inside, after) = try play("https://a.test/now", on: stubber)
+        #expect(inside.isEmpty, "nothing is delivered inside startLoading")
+        #expect(after == ["response 200", "data now", "finish"])
+        #expect(stubber.journal.count == 1)
+    }
+
+    @Test func anImmediateFailureArrivesOneTurnAfterStartLoading() throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .post, body: "no"))
+        let (inside, after) = try play("https://a.test/now", on: stubber)
+        #expect(inside.isEmpty, "an unmatched request fails one turn later too")
+        #expect(after == ["fail"])
+    }
+
+    @Test func aSecondStartLoadingBeforeTheAnswerIsIgnored() throws {
+        // What a second resume() does once it reaches the work queue: calls startLoading again.
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .get, body: "now"))
+        let (inside, after) = try play("https://a.test/now", on: stubber) { $0.resume() }
+        #expect(inside.isEmpty)
+        #expect(after == ["response 200", "data now", "finish"], "answered once")
+    }
+
+    @Test func aStoppedAnswerIsNeverDelivered() throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .get, body: "now"))
+        let (inside, after) = try play("https://a.test/now", on: stubber) { $0.stop() }
+        #expect(inside.isEmpty)
+        #expect(after.isEmpty, "a task cancelled before its answer's turn receives nothing from the stub")
+        #expect((stubber.journal.first?.completion?.error as? URLError)?.code == .cancelled)
     }
 }

@@ -42,7 +42,7 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             let failed = failedChecks.count
             var text = "\(stub): \(failed) of \(checks.count) check\(checks.count == 1 ? "" : "s") failed"
             for check in checks {
-                text += "\n   " + check.description.replacingOccurrences(of: "\n", with: "\n   ")
+                text += "\n   " + check.description.indentingLines(with: "   ")
             }
             return text
         }
@@ -103,7 +103,7 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             }
             text += "):"
             for (index, candidate) in shown.enumerated() {
-                text += "\n  \(index + 1). " + candidate.description.replacingOccurrences(of: "\n", with: "\n  ")
+                text += "\n  \(index + 1). " + candidate.description.indentingLines(with: "  ")
             }
         }
         if !problems.isEmpty {

@@ -17,3 +17,33 @@ extension String {
         }
     }
 }
+
+extension String {
+    /// The text with `prefix` inserted after each line break: a multi-line description nested in a report.
+    /// Swift only (Foundation's `replacingOccurrences` bridges through NSString, the larger part of an
+    /// unmatched request's cost when it was used here).
+    func indentingLines(with prefix: String) -> String {
+        var text = self
+        var indent = prefix
+        return text.withUTF8 { source in
+            let breaks = source.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            guard breaks > 0 else { return self }
+            return indent.withUTF8 { indent in
+                String(unsafeUninitializedCapacity: source.count + breaks * indent.count) { buffer in
+                    var written = 0
+                    for byte in source {
+                        buffer[written] = byte
+                        written += 1
+                        if byte == UInt8(ascii: "\n") {
+                            for piece in indent {
+                                buffer[written] = piece
+                                written += 1
+                            }
+                        }
+                    }
+                    return written
+                }
+            }
+        }
+    }
+}

@@ -133,7 +133,7 @@ extension HTTPStubber {
             text += "\(failed) of \(checks.count) check\(checks.count == 1 ? "" : "s") failed"
             text += "\n    body: " + BodyText.describe(entry.request.body)
             for check in checks {
-                text += "\n     " + check.description.replacingOccurrences(of: "\n", with: "\n     ")
+                text += "\n     " + check.description.indentingLines(with: "     ")
             }
         }
         return text
