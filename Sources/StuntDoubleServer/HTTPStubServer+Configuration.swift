@@ -41,10 +41,10 @@ extension HTTPStubServer {
         /// report.
         public var upstream: URL?
         /// How many requests the stubber's journal keeps (the newest), or `nil` to leave the stubber's own
-        /// setting (``HTTPStubber/defaultJournalCapacity`` for a new one). 0 keeps none, as WireMock's
+        /// setting (`HTTPStubber.defaultJournalCapacity` for a new one). 0 keeps none, as WireMock's
         /// `--no-request-journal` (then the admin API's counts and finds answer with an error saying so).
         public var journalCapacity: Int?
-        /// How many bytes of each request body the journal keeps (``HTTPStubber/journalBodyLimit``): 64 KiB
+        /// How many bytes of each request body the journal keeps (`HTTPStubber.journalBodyLimit`): 64 KiB
         /// by default, so that a server running for days under large uploads keeps its memory; `nil` for whole
         /// bodies. Entries note the true length, and counts and finds whose body patterns may have missed a
         /// cut body say so.
