@@ -184,16 +184,7 @@ extension JSONParser {
                 guard index < count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 index += 1
                 members.append(JSONNode.Member(key: key, keyOffset: keyOffset, value: try parseValue()))
-                try skipWhitespace()
-                guard index < count else { throw fail("expected ',' or '}' but the text ended") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                } else {
-                    throw fail("expected ',' or '}'")
-                }
+                if try closes(with: "}") { return .object(members) }
             }
         }
 
@@ -209,17 +200,20 @@ extension JSONParser {
             }
             while true {
                 items.append(try parseValue())
-                try skipWhitespace()
-                guard index < count else { throw fail("expected ',' or ']' but the text ended") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(items)
-                } else {
-                    throw fail("expected ',' or ']'")
-                }
+                if try closes(with: "]") { return .array(items) }
             }
+        }
+
+        /// After a member or item: consumes the `,` before the next one (false) or the closing bracket (true).
+        private mutating func closes(with bracket: Unicode.Scalar) throws(JSONParseError) -> Bool {
+            try skipWhitespace()
+            guard index < count else { throw fail("expected ',' or '\(bracket)' but the text ended") }
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: bracket) else {
+                throw fail("expected ',' or '\(bracket)'")
+            }
+            index += 1
+            return byte != UInt8(ascii: ",")
         }
 
         private mutating func parseNumber() throws(JSONParseError) -> JSONNode.Kind {
