@@ -326,12 +326,11 @@ final class ServerCore: Sendable {
         limits.maxHeaderListSize = configuration.maximumHeaderSize
         limits.maxHeaderFieldSize = configuration.maximumHeaderSize
         let operations = channel.pipeline.syncOperations
-        // No outbound header validation by SwiftNIO: a stub's response is checked once, when it is prepared
-        // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the server's own
-        // headers escape what they quote (`HeaderText`).
-        try operations.configureHTTPServerPipeline(
-            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: false,
-            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
+        // SwiftNIO parses requests; the handler writes responses as bytes itself (`ResponseWire`) and answers
+        // pipelined requests in turn. A stub's response is checked once, when it is prepared
+        // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
+        // server's own headers escape what they quote (`HeaderText`).
+        try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
         try operations.addHandler(StubRequestHandler(core: self))
         connections.add(channel)
     }

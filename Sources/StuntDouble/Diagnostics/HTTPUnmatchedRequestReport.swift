@@ -39,12 +39,22 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
 
         /// The stub and its checks, one per line.
         public var description: String {
-            let failed = failedChecks.count
-            var text = "\(stub): \(failed) of \(checks.count) check\(checks.count == 1 ? "" : "s") failed"
-            for check in checks {
-                text += "\n   " + check.description.indentingLines(with: "   ")
-            }
+            var text = ""
+            write(to: &text, indent: "")
             return text
+        }
+
+        /// Appends the description to `text`, with `indent` after each of its line breaks: a report nests it
+        /// without copying it again.
+        func write(to text: inout String, indent: String) {
+            let failed = failedChecks.count
+            text += "\(stub): \(failed) of \(checks.count) check\(checks.count == 1 ? "" : "s") failed"
+            let checkIndent = indent + "   "
+            for check in checks {
+                text += "\n"
+                text += checkIndent
+                text += check.description.indentingLines(with: checkIndent)
+            }
         }
     }
 
@@ -85,7 +95,9 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     /// The report, for a person to read: the request, the closest stubs and what differed, what to do.
     public var description: String {
-        var text = "No stub matched \(request.method) \(request.url.absoluteString)"
+        var text = ""
+        text.reserveCapacity(2048)
+        text += "No stub matched \(request.method) \(request.url.absoluteString)"
         for stopped in stoppedMatchers {
             text += "\n  because " + stopped.description
         }
@@ -103,7 +115,8 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             }
             text += "):"
             for (index, candidate) in shown.enumerated() {
-                text += "\n  \(index + 1). " + candidate.description.indentingLines(with: "  ")
+                text += "\n  \(index + 1). "
+                candidate.write(to: &text, indent: "  ")
             }
         }
         if !problems.isEmpty {

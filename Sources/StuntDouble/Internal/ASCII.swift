@@ -26,20 +26,24 @@ extension String {
         var text = self
         var indent = prefix
         return text.withUTF8 { source in
-            let breaks = source.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            guard breaks > 0 else { return self }
+            let newline = UInt8(ascii: "\n")
+            let breaks = source.reduce(0) { $0 + ($1 == newline ? 1 : 0) }
+            guard breaks > 0, let base = source.baseAddress else { return self }
             return indent.withUTF8 { indent in
                 String(unsafeUninitializedCapacity: source.count + breaks * indent.count) { buffer in
+                    // Line by line, each copied whole: a report is kilobytes of text on every unmatched request.
+                    guard let target = buffer.baseAddress else { return 0 }
                     var written = 0
-                    for byte in source {
-                        buffer[written] = byte
-                        written += 1
-                        if byte == UInt8(ascii: "\n") {
-                            for piece in indent {
-                                buffer[written] = piece
-                                written += 1
-                            }
+                    var start = 0
+                    while start < source.count {
+                        let end = source[start...].firstIndex(of: newline).map { $0 + 1 } ?? source.count
+                        (target + written).update(from: base + start, count: end - start)
+                        written += end - start
+                        if source[end - 1] == newline, let indentBase = indent.baseAddress {
+                            (target + written).update(from: indentBase, count: indent.count)
+                            written += indent.count
                         }
+                        start = end
                     }
                     return written
                 }

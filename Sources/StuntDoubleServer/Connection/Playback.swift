@@ -22,12 +22,17 @@ final class Playback {
     let received: ContinuousClock.Instant
 
     private(set) var kind = Kind.response
-    /// The response's head, once known (a proxied response's comes from the upstream).
-    private(set) var responseHead: HTTPResponseHead?
+    /// The response's head as bytes, once known (a proxied response's comes from the upstream).
+    private(set) var head: ByteBuffer?
     private(set) var headDeadline: NIODeadline
+    /// Whether the body goes out in chunks (`Transfer-Encoding: chunked`).
+    private(set) var chunked = false
+    /// Whether the response has a body on the wire: not for `HEAD`, nor for 1xx, 204 and 304.
+    private(set) var sendsBody = true
     /// The body's chunks, due at their deadlines (after `receivedAt`, moved by `shift`): a stub's plan's own.
     private(set) var chunks: [HTTPResponsePlan.Chunk] = []
-    private(set) var body = Data()
+    /// The body the chunks are ranges of: a stub's is shared by every response it plays, never copied.
+    private(set) var body = ByteBuffer()
     private(set) var keepAlive = true
     /// The status sent, or `nil` when no response is sent.
     private(set) var statusCode: Int?
@@ -94,14 +99,18 @@ final class Playback {
         return receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    /// A response's head as the wire needs it, made once per stub and response object and kept with the
-    /// response (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same head.
+    /// A response's head and body as the wire needs them, made once per stub and response object and kept with
+    /// the response (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same bytes.
     final class WireHead: Sendable {
         let status: HTTPResponseStatus
         /// The response's headers, and `Matched-Stub-Id` and `-Name` for a mapping.
         let headers: NIOHTTP1.HTTPHeaders
         /// Whether the headers say `Connection: close`.
         let closes: Bool
+        /// The body, shared by every response that plays it.
+        let body: ByteBuffer
+        /// The head encoded for the usual request (HTTP/1.1, keep-alive), and how its body is framed.
+        let usual: (head: ByteBuffer, framing: ResponseWire.Framing)
 
         init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
             var headers = NIOHTTP1.HTTPHeaders()
@@ -112,12 +121,17 @@ final class Playback {
                 headers.add(name: "Matched-Stub-Id", value: id)
                 if let name = stub.name { headers.add(name: "Matched-Stub-Name", value: HeaderText.value(name)) }
             }
-            status =
+            let status =
                 response.reasonPhrase.map {
                     .custom(code: UInt(response.statusCode.rawValue), reasonPhrase: $0)
                 } ?? HTTPResponseStatus(statusCode: response.statusCode.rawValue)
+            self.status = status
             self.headers = headers
             closes = Self.saysClose(headers)
+            body = ByteBuffer(bytes: response.body)
+            var framed = headers
+            let framing = ResponseWire.frame(&framed, status: status, version: .http1_1)
+            usual = (ResponseWire.head(version: .http1_1, status: status, headers: framed), framing)
         }
 
         static func saysClose(_ headers: NIOHTTP1.HTTPHeaders) -> Bool {
@@ -158,13 +172,16 @@ final class Playback {
                     plan.storeDerived(made)
                     return made
                 }()
-            let code = response.statusCode.rawValue
-            let sendsBody = requestHead.method != .HEAD && code != 204 && code != 304
-            body = response.body
+            body = head.body
+            if requestHead.version == .http1_1, !head.closes, requestHead.isKeepAlive {
+                // The usual request: the head made when the stub first answered.
+                keepAlive = true
+                setHead(head.usual.head, framing: head.usual.framing, status: head.status)
+            } else {
+                setHead(status: head.status, headers: head.headers, closes: head.closes)
+            }
+            headDeadline = deadline(plan.responseDeadline)
             chunks = sendsBody ? plan.chunks : []
-            setHead(
-                status: head.status, headers: head.headers, closes: head.closes,
-                deadline: deadline(plan.responseDeadline))
         }
     }
 
@@ -174,7 +191,7 @@ final class Playback {
         answer = .text(outcome)
         headReady = false
         bodyComplete = false
-        body = Data()
+        body = ByteBuffer()
         chunks = []
         let flow = UpstreamFlow()
         upstreamFlow = flow
@@ -183,13 +200,14 @@ final class Playback {
 
     /// The upstream's head arrived.
     func receiveUpstreamHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders) {
-        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers), deadline: .now())
+        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
+        headDeadline = .now()
         headReady = true
     }
 
     /// More of the upstream's body arrived; past the backlog a slow client may have, the upstream waits.
     func receiveUpstreamBody(_ part: ByteBuffer) {
-        guard requestHead.method != .HEAD else { return }
+        guard sendsBody else { return }
         upstreamParts.append(part)
         upstreamBacklog += part.readableBytes
         if upstreamBacklog > StubRequestHandler.upstreamBacklog {
@@ -220,26 +238,34 @@ final class Playback {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
         for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
-        self.body = body
+        self.body = ByteBuffer(bytes: body)
         headers.add(name: "Content-Length", value: String(body.count))
         shift = .zero
-        chunks = requestHead.method == .HEAD ? [] : [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)]
-        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers), deadline: receivedAt)
+        setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
+        headDeadline = receivedAt
+        chunks = sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : []
     }
 
-    private func setHead(
-        status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, closes: Bool, deadline: NIODeadline
-    ) {
+    /// Sets the head for the request's version and connection: framed (`ResponseWire.frame`), with
+    /// `Connection: close` when the connection ends after it and `keep-alive` for an HTTP/1.0 client that keeps it.
+    private func setHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, closes: Bool) {
         var headers = headers
-        keepAlive = requestHead.isKeepAlive && !closes
+        let version = requestHead.version
+        let framing = ResponseWire.frame(&headers, status: status, version: version)
+        keepAlive = requestHead.isKeepAlive && !closes && framing != .untilClose
         if !keepAlive, !closes {
             headers.replaceOrAdd(name: "Connection", value: "close")
-        } else if keepAlive, requestHead.version == .http1_0, !headers.contains(name: "connection") {
+        } else if keepAlive, version == .http1_0, !headers.contains(name: "connection") {
             headers.add(name: "Connection", value: "keep-alive")
         }
+        setHead(ResponseWire.head(version: version, status: status, headers: headers), framing: framing, status: status)
+    }
+
+    private func setHead(_ encoded: ByteBuffer, framing: ResponseWire.Framing, status: HTTPResponseStatus) {
+        head = encoded
+        sendsBody = framing != .none && requestHead.method != .HEAD
+        chunked = framing == .chunked && sendsBody
         statusCode = Int(status.code)
-        responseHead = HTTPResponseHead(version: requestHead.version, status: status, headers: headers)
-        headDeadline = deadline
     }
 }
 

@@ -38,33 +38,38 @@ extension StubRequestHandler {
             commit(fault, context: context)
             return
         }
+        // Each write waits until the next is known, so that the response's last write carries the promise
+        // that says it has gone out.
+        var output = Output(context: context)
         if !playback.headWritten {
             // A proxied response's head comes when the upstream answers.
-            guard playback.headReady, let head = playback.responseHead else { return }
+            guard playback.headReady, let head = playback.head else { return }
             if now < playback.headDeadline {
                 playback.timer = schedule(at: playback.headDeadline, context: context)
                 return
             }
-            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            output.write(head)
             playback.headWritten = true
         }
         while playback.nextChunk < playback.chunks.count {
             let chunk = playback.chunks[playback.nextChunk]
             if playback.chunkOffset == 0, chunk.deadline > .zero, now < playback.deadline(chunk.deadline) {
-                context.flush()
+                output.flush()
                 playback.timer = schedule(at: playback.deadline(chunk.deadline), context: context)
                 return
             }
             if !context.channel.isWritable {
-                context.flush()
+                output.flush()
                 playback.isWaitingForWritability = true
                 return
             }
             let start = chunk.range.lowerBound + playback.chunkOffset
             let end = min(chunk.range.upperBound, start + Self.writeSize)
-            let base = playback.body.startIndex
-            let buffer = context.channel.allocator.buffer(bytes: playback.body[(base + start)..<(base + end)])
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            if end > start {
+                output.writeBody(
+                    playback.body.getSlice(at: playback.body.readerIndex + start, length: end - start)!,
+                    chunked: playback.chunked)
+            }
             playback.bytesWritten += end - start
             if end == chunk.range.upperBound {
                 playback.nextChunk += 1
@@ -75,22 +80,23 @@ extension StubRequestHandler {
         }
         while let part = playback.upstreamParts.first {
             if !context.channel.isWritable {
-                context.flush()
+                output.flush()
                 playback.isWaitingForWritability = true
                 return
             }
             playback.upstreamParts.removeFirst()
             playback.upstreamBacklog -= part.readableBytes
             playback.bytesWritten += part.readableBytes
-            context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
+            if part.readableBytes > 0 { output.writeBody(part, chunked: playback.chunked) }
         }
         if !playback.bodyComplete {
             // A proxied body: more when the upstream sends it, which it may now.
             playback.upstreamFlow?.open()
-            context.flush()
+            output.flush()
             return
         }
-        // The next pipelined request may arrive while `.end` is written: be ready for it first.
+        if playback.chunked { output.write(ResponseWire.lastChunk) }
+        // The next pipelined request may be read once the response is written: be ready for it first.
         self.playback = nil
         let staysOpen = playback.keepAlive && !closeAfterResponse
         state = staysOpen ? .idle : .finishing
@@ -98,7 +104,7 @@ extension StubRequestHandler {
         // close the connection under the response's last bytes.
         idleSince = .now()
         let ended = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
+        output.flush(promise: ended)
         ended.futureResult.assumeIsolated().whenComplete { [self] result in
             switch result {
             case .success:
@@ -113,10 +119,45 @@ extension StubRequestHandler {
                 close(context: context)
             }
         }
+        if staysOpen { readPending(context: context) }
     }
 
-    /// Breaks the connection as a faulty server would (WireMock's faults): bytes go straight to the socket,
-    /// past the HTTP encoder.
+    /// The writes of one `advance`: each is held until the next comes, so that the last can carry a promise.
+    private struct Output {
+        let context: ChannelHandlerContext
+        private var held: ByteBuffer?
+
+        init(context: ChannelHandlerContext) {
+            self.context = context
+        }
+
+        mutating func write(_ buffer: ByteBuffer) {
+            if let held { context.write(NIOAny(held), promise: nil) }
+            held = buffer
+        }
+
+        /// Writes a piece of the body, as a chunk when the body is chunked.
+        mutating func writeBody(_ piece: ByteBuffer, chunked: Bool) {
+            guard chunked else { return write(piece) }
+            write(ResponseWire.chunkPrefix(length: piece.readableBytes))
+            write(piece)
+            write(ResponseWire.chunkSuffix)
+        }
+
+        /// Writes what is held and flushes; the promise (if any) is kept when everything written has gone out.
+        mutating func flush(promise: EventLoopPromise<Void>? = nil) {
+            if let held {
+                context.writeAndFlush(NIOAny(held), promise: promise)
+                self.held = nil
+            } else if let promise {
+                context.writeAndFlush(NIOAny(ByteBuffer()), promise: promise)
+            } else {
+                context.flush()
+            }
+        }
+    }
+
+    /// Breaks the connection as a faulty server would (WireMock's faults).
     private func commit(_ fault: HTTPStubFault, context: ChannelHandlerContext) {
         state = .finishing
         switch fault {
@@ -135,12 +176,7 @@ extension StubRequestHandler {
                 bytes.writeString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
             }
             bytes.writeBytes(Self.garbage)
-            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
-            else {
-                close(context: context)
-                return
-            }
-            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { [self] _ in
+            context.writeAndFlush(wrapOutboundOut(bytes)).assumeIsolated().whenComplete { [self] _ in
                 close(context: context)
             }
         default:
@@ -184,30 +220,18 @@ extension StubRequestHandler {
         core.logger.info("\(line)")
     }
 
-    /// Writes a complete plain-text response of the server's own as bytes, past the HTTP encoder; the connection
-    /// closes after it.
-    func writeRaw(status: HTTPResponseStatus, text: String, context: ChannelHandlerContext) {
-        var bytes = ByteBuffer()
-        bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
-        bytes.writeString("Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\n")
-        bytes.writeString("Connection: close\r\n\r\n\(text)")
-        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
-            return
-        }
-        encoder.writeAndFlush(NIOAny(bytes), promise: nil)
-    }
-
-    /// Writes a complete plain-text response of the server's own.
+    /// Writes a complete plain-text response of the server's own, with `Connection: close` when asked (and
+    /// without the text when it answers `HEAD`).
     func writeSimple(
-        status: HTTPResponseStatus, text: String, version: HTTPVersion, close: Bool, context: ChannelHandlerContext
+        status: HTTPResponseStatus, text: String, version: HTTPVersion, close: Bool, sendsText: Bool = true,
+        context: ChannelHandlerContext
     ) {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(text.utf8.count))
         if close { headers.add(name: "Connection", value: "close") }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        var bytes = ResponseWire.head(version: version, status: status, headers: headers)
+        if sendsText { bytes.writeString(text) }
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 }

@@ -5,15 +5,16 @@ import NIOCore
 import NIOHTTP1
 import StuntDouble
 
-/// One connection's requests, one at a time (the pipelining handler before it holds back the next request
-/// until a response ends): reads a request and its body within the limits, asks the stubber, and plays the
-/// decision on the socket.
+/// One connection's requests, one at a time: reads a request and its body within the limits, asks the
+/// stubber, and plays the decision on the socket as bytes (`ResponseWire`). A request that arrives while a
+/// response is being played (pipelining) waits for it to end, and the socket is read no further meanwhile.
 ///
 /// Reading is here; answering (stubs, the admin API, proxying) is in `StubRequestHandler+Answering.swift`,
 /// writing a response in `StubRequestHandler+Writing.swift`.
-final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     let core: ServerCore
 
@@ -35,6 +36,12 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     var state = State.idle
     var playback: Playback?
+    /// Parts of requests that arrived while a response was being played, in order.
+    private var pending = CircularBuffer<HTTPServerRequestPart>()
+    /// Whether a read was asked for while requests were waiting (it is made once they have been answered).
+    private var readHeld = false
+    /// Whether waiting requests are being taken, one after another.
+    private var takingPending = false
     /// The body of the request being read: the first part as it arrived (no copy), then one buffer that the
     /// rest is appended to, reserved from the declared length (so a large upload is copied once, not once per
     /// part).
@@ -142,7 +149,55 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: - Reading a request
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        switch state {
+        case .responding:
+            pending.append(part)
+        case .finishing, .closed:
+            break
+        case .idle, .receiving, .rejecting:
+            if pending.isEmpty {
+                take(part, context: context)
+            } else {
+                pending.append(part)
+            }
+        }
+    }
+
+    /// Holds the socket's reads while requests wait for a response to end: a client that pipelines faster than
+    /// it is answered is held back by TCP, not by the server's memory.
+    func read(context: ChannelHandlerContext) {
+        if pending.isEmpty {
+            context.read()
+        } else {
+            readHeld = true
+        }
+    }
+
+    /// Takes the requests that waited while a response was played, until one of them is being answered; then
+    /// reads the socket again if it was held.
+    func readPending(context: ChannelHandlerContext) {
+        guard !takingPending else { return }
+        takingPending = true
+        defer { takingPending = false }
+        while !pending.isEmpty {
+            switch state {
+            case .idle, .receiving, .rejecting:
+                take(pending.removeFirst(), context: context)
+            case .responding:
+                return
+            case .finishing, .closed:
+                pending.removeAll()
+            }
+        }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private func take(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             guard case .idle = state else { return }
             receive(head, context: context)
@@ -194,9 +249,8 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 closeAtOnce: facts.expectsContinue)
             return
         }
-        if facts.expectsContinue {
-            context.writeAndFlush(
-                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        if facts.expectsContinue, head.version.minor >= 1 {
+            context.writeAndFlush(wrapOutboundOut(ResponseWire.continueHead), promise: nil)
         }
         declaredLength = facts.contentLength
         body = nil
@@ -259,13 +313,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         state = .rejecting
         body = nil
         core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → \(status.code) refused")
-        if head.method == .CONNECT {
-            // SwiftNIO's encoder drops the body of every response to CONNECT (only a 2xx one opens a tunnel and
-            // has none): the explanation goes past it.
-            writeRaw(status: status, text: text, context: context)
-        } else {
-            writeSimple(status: status, text: text, version: head.version, close: true, context: context)
-        }
+        writeSimple(
+            status: status, text: text, version: head.version, close: true, sendsText: head.method != .HEAD,
+            context: context)
         if closeAtOnce {
             context.channel.eventLoop.assumeIsolated().execute { [self] in close(context: context) }
         } else {
