@@ -173,6 +173,18 @@ import Testing
         }
     }
 
+    @Test func aWrongMethodIs405WithAllowAndAnUnknownPath404() async throws {
+        try await withStubServer { url in
+            let wrong = try await Self.call(.PUT, url, "/__admin/requests")
+            #expect(wrong.status == 405)
+            #expect(wrong.headers["Allow"] == ["GET, DELETE"])
+            #expect(wrong.text.contains("PUT is not allowed on /__admin/requests"))
+            let unknown = try await Self.call(.GET, url, "/__admin/mapings")
+            #expect(unknown.status == 404)
+            #expect(unknown.text.contains("No admin endpoint GET /__admin/mapings"))
+        }
+    }
+
     @Test func theJournalCountFindUnmatchedAndNearMisses() async throws {
         let files = [
             "mappings/users.json":

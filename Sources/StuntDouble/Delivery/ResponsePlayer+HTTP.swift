@@ -22,12 +22,4 @@ extension ResponsePlayer {
         return HTTPURLResponse(
             url: url, statusCode: response.statusCode.rawValue, httpVersion: "HTTP/1.1", headerFields: fields)
     }
-
-    static func failingURLInfo(_ url: URL?, _ description: String) -> [String: Any] {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
-        if let url {
-            info[NSURLErrorFailingURLErrorKey] = url
-        }
-        return info
-    }
 }

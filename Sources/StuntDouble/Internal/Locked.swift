@@ -70,15 +70,3 @@ extension Locked {
         withLock { $0 }
     }
 }
-
-/// Hands out identifiers that are unique for the life of the process.
-enum UniqueID {
-    private static let counter = Locked<UInt64>(0)
-
-    static func next() -> UInt64 {
-        counter.withLock { value in
-            value += 1
-            return value
-        }
-    }
-}

@@ -259,25 +259,9 @@ struct RecordingWriter {
         return name
     }
 
-    /// A UUID that depends only on the file's name (FNV-1a, twice), so that recording again writes the same.
+    /// A UUID that depends only on the file's name, so that recording again writes the same.
     static func stableID(for name: String) -> String {
-        func fnv(_ seed: UInt64) -> UInt64 {
-            var hash = seed
-            for byte in name.utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
-            return hash
-        }
-        let high = fnv(0xcbf2_9ce4_8422_2325)
-        let low = fnv(0x8422_2325_cbf2_9ce4)
-        let hex = String(format: "%016llx%016llx", high, low)
-        let characters = Array(hex)
-        func part(_ range: Range<Int>) -> String { String(characters[range]) }
-        // Version 4 and variant bits, so that it is a valid UUID for every reader.
-        let version = "4" + part(13..<16)
-        let variant = ["8", "9", "a", "b"][Int(low & 3)] + part(17..<20)
-        return "\(part(0..<8))-\(part(8..<12))-\(version)-\(variant)-\(part(20..<32))"
+        StableID.uuid(for: name).uuidString.lowercased()
     }
 
     // MARK: - Bodies

@@ -9,7 +9,7 @@ public enum HTTPStubDecision: Sendable {
     case unmatched(HTTPUnmatchedRequestReport)
 
     /// Why a request may go to the network unstubbed.
-    public enum PassThroughReason: Sendable {
+    public enum PassThroughReason: Sendable, CustomStringConvertible {
         /// An ignore rule matched it: rules win over every stub.
         case ignored(HTTPStubIgnoreRule)
         /// The stubber is in opt-in mode: requests no stub matches go to the network.
@@ -17,6 +17,16 @@ public enum HTTPStubDecision: Sendable {
         /// The stubber records: requests no stub matches go to the network, and the recording keeps what
         /// they received.
         case recording(HTTPRecording)
+
+        /// Why, in words: "ignore rule: URL is https://a.test/x lets it through", "the stubber is in opt-in mode
+        /// and no stub matches it", "the stubber records it (...)".
+        public var description: String {
+            switch self {
+            case .ignored(let rule): "\(rule) lets it through"
+            case .optIn: "the stubber is in opt-in mode and no stub matches it"
+            case .recording(let recording): "the stubber records it (\(recording))"
+            }
+        }
     }
 
     /// The plan, when a stub matched.

@@ -37,7 +37,7 @@ public final class HTTPStubber: Sendable {
     /// prefer a stubber per test. It is safe when tests that use it run one at a time.
     public static let shared = HTTPStubber()
 
-    private struct State: Sendable {
+    struct State: Sendable {
         /// The stubs, in a copy-on-write box: a request takes a snapshot with one retain.
         var stubs = RegistryBox()
         var registry: StubRegistry { stubs.registry }
@@ -48,7 +48,8 @@ public final class HTTPStubber: Sendable {
         var recording: HTTPRecording?
     }
 
-    private let state = Locked(State())
+    /// The stubs, ignore rules, mode and recording: read as one snapshot by `decide`, outside every other lock.
+    let state = Locked(State())
     /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
     let usage: Locked<StubUsage>
     /// The URLProtocol class of the sessions made from this stubber (see `ProtocolClasses`), made when first
@@ -217,72 +218,6 @@ public final class HTTPStubber: Sendable {
         decide(request, via: .direct).decision
     }
 
-    /// Decides what happens to a request that came through a delivery path, and records it in the journal.
-    ///
-    /// Matching runs on a snapshot of the stubs, outside every lock. A stateful stub (a sequence, a limit, a
-    /// scenario) is then claimed under the usage lock; when conditional stubs exist and their availability
-    /// changed meanwhile, the request is decided again, so that concurrent requests see the same answers as
-    /// requests made one after another would.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - path: The delivery path that brought it.
-    ///   - received: When it arrived (the delivery path's own reading of the clock, when it has one).
-    /// - Returns: The decision and the number of its journal entry, for ``complete(_:after:error:)``.
-    package func decide(
-        _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
-    ) -> (decision: HTTPStubDecision, entry: Int) {
-        while true {
-            let (stubs, ignoreRules, mode, recording) = state.withLock {
-                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording)
-            }
-            let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
-            let decision: HTTPStubDecision
-            var claimed: StubUsage.Claim?
-            // An ignore rule means "never stub this": it wins over every stub, in both modes.
-            let rule = ignoreRules.isEmpty ? nil : ignoreRules.first { $0.matches(request) }
-            let match = rule == nil ? stubs.firstMatch(request, available: available) : nil
-            if let rule {
-                decision = .passThrough(.ignored(rule))
-            } else if case .stopped(let stopped) = match {
-                decision = .unmatched(
-                    HTTPUnmatchedRequestReport(
-                        request: request, registry: stubs, ignoreRules: ignoreRules, availability: available,
-                        stopped: stopped))
-            } else if case .matched(let entry, let variables) = match {
-                let source = entry.source(for: request.method) ?? .echo
-                if available != nil || entry.isStateful {
-                    let method = request.method
-                    claimed = usage.withLock { $0.claim(entry, method: method, expectedVersion: available?.version) }
-                    guard claimed != nil else { continue }
-                }
-                var matched = request
-                matched.templateVariables = variables
-                if case .sequence(let sequence) = source, let position = claimed?.position {
-                    let response = sequence.response(at: position, method: request.method)
-                    decision = .stub(HTTPResponsePlan(stub: entry.stub, request: matched, response: response))
-                } else {
-                    decision = .stub(source.plan(for: matched, stub: entry.stub))
-                }
-            } else if let recording, recording.records {
-                decision = .passThrough(.recording(recording))
-            } else if mode == .optin, stubs.problemCount == 0 {
-                decision = .passThrough(.optIn)
-            } else {
-                decision = .unmatched(
-                    HTTPUnmatchedRequestReport(
-                        request: request, registry: stubs, ignoreRules: ignoreRules, availability: available))
-            }
-            let number = usage.withLock {
-                $0.record(
-                    decision, request: request, received: received, path: path, claimed: claimed,
-                    expectedVersion: available?.version)
-            }
-            if let number {
-                return (decision, number)
-            }
-        }
-    }
-
     /// The recording attached with ``record(to:mode:options:environment:)`` or ``attach(_:)``, if any.
     public var recording: HTTPRecording? { state.withLock { $0.recording } }
 
@@ -336,15 +271,9 @@ public final class HTTPStubber: Sendable {
         case .unmatched(let report):
             throw HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
         case .passThrough(let reason):
-            let why =
-                switch reason {
-                case .ignored(let rule): "\(rule) lets it through"
-                case .optIn: "the stubber is in opt-in mode and no stub matches it"
-                case .recording(let recording): "the stubber records it (\(recording))"
-                }
             throw HTTPStubberError(
                 code: .notStubbed,
-                message: "\(request) is not stubbed: \(why). It would go to the network. Add a stub for it."
+                message: "\(request) is not stubbed: \(reason). It would go to the network. Add a stub for it."
             )
         }
     }

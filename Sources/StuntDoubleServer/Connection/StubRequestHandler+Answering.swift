@@ -24,7 +24,9 @@ extension StubRequestHandler {
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
                 + "/path?query.\n"
             core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → 400 \(error)")
-            writeSimple(status: .badRequest, text: text, version: head.version, close: true, context: context)
+            writeSimple(
+                status: .badRequest, text: text, version: head.version, close: true,
+                sendsText: head.method != .HEAD, context: context)
             close(context: context)
             return
         }
@@ -83,141 +85,11 @@ extension StubRequestHandler {
         case .passThrough(let reason):
             playback.prepareText(
                 status: .badGateway,
-                text: "The request is not stubbed: \(reason.explanation). This server has no upstream to pass it "
+                text: "The request is not stubbed: \(reason). This server has no upstream to pass it "
                     + "to: stub the request, remove the ignore rule, or give the server an upstream (--proxy URL).\n",
                 outcome: "not stubbed (no upstream)")
         }
         self.playback = playback
         advance(context: context)
-    }
-
-    /// Whether a request must not go to the server-wide upstream: the upstream's own admin API, unless the
-    /// configuration allows it (another StuntDouble or WireMock behind this one would otherwise take admin
-    /// calls, shutdown included, from anyone who reaches this server).
-    private func isRefusedProxyTarget(_ target: String) -> Bool {
-        !core.configuration.proxiesAdminRequests && Self.isAdminTarget(target)
-    }
-
-    /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
-    /// the client reads it; a recording keeps the exchange when it ends.
-    private func proxy(
-        _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
-        playback: Playback, recording: HTTPRecording?, context: ChannelHandlerContext
-    ) {
-        guard let proxy = core.proxy, self.playback === playback else { return }
-        let target = UpstreamProxy.target(for: head, via: stubProxy)
-        let flow = playback.prepareProxied(
-            outcome: recording == nil
-                ? "proxied to \(core.loggedTarget(target))" : "recorded from \(core.loggedTarget(target))")
-        let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
-        // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
-        // needs, and close, before the upstream's end arrives).
-        let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
-        proxy.forward(
-            head, body: body, to: target, adding: stubProxy.additionalHeaders, identityEncoding: recording != nil,
-            flow: flow
-        ) { event in
-            if let recording {
-                switch event {
-                case .head(let status, let headers):
-                    received.withLockedValue {
-                        $0.status = Int(status.code)
-                        $0.headers = headers.map { (name: $0.name, value: $0.value) }
-                    }
-                case .body(let part):
-                    received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
-                case .end:
-                    let exchange = received.withLockedValue { $0 }
-                    recording.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
-                case .failed(let error):
-                    recording.addFailure(request, reason: "\(error)")
-                }
-            }
-            eventLoop.execute {
-                let (handler, context, playback) = bound.value
-                handler.upstream(event, playback: playback, request: request, context: context)
-            }
-        }
-    }
-
-    private func upstream(
-        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, context: ChannelHandlerContext
-    ) {
-        guard !playback.isFinished, self.playback === playback else {
-            // Nobody reads the rest: let the upstream's body drain rather than wait.
-            playback.upstreamFlow?.finish()
-            return
-        }
-        switch event {
-        case .head(let status, let headers):
-            playback.receiveUpstreamHead(status: status, headers: headers)
-        case .body(let part):
-            playback.receiveUpstreamBody(part)
-        case .end:
-            playback.upstreamEnded()
-        case .failed(let error):
-            if playback.headWritten {
-                // The client has part of the answer: it sees the connection end early, as the upstream's did.
-                finish(playback, error: error)
-                self.playback = nil
-                close(context: context)
-                return
-            }
-            playback.prepareText(
-                status: .badGateway,
-                text: "The upstream did not answer \(request.method) \(request.url.path): \(error).\n",
-                outcome: "upstream failed")
-        }
-        advance(context: context)
-    }
-
-    /// Whether a request target is the admin API's: `/__admin` or under it.
-    static func isAdminTarget(_ target: String) -> Bool {
-        target == "/__admin" || target.hasPrefix("/__admin/") || target.hasPrefix("/__admin?")
-    }
-
-    /// Answers an admin API request: off the event loop (saving and resetting touch files), then back on it.
-    private func respondAdmin(
-        _ admin: AdminAPI, head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext
-    ) {
-        var path = String(head.uri.dropFirst("/__admin".count))
-        var query: [String: String] = [:]
-        if let mark = path.firstIndex(of: "?") {
-            for item in URLComponents(string: "http://x/" + path[mark...])?.queryItems ?? [] {
-                query[item.name] = item.value ?? ""
-            }
-            path = String(path[..<mark])
-        }
-        var headers = StuntDouble.HTTPHeaders()
-        for (name, value) in head.headers {
-            headers.add(name: .init(rawValue: name), value: value)
-        }
-        let request = AdminRequest(
-            method: head.method.rawValue, path: path.removingPercentEncoding ?? path, query: query, headers: headers,
-            body: Data(body.readableBytesView))
-        let answered = context.eventLoop.makePromise(of: AdminResponse.self)
-        answered.completeWithTask { await admin.handle(request) }
-        answered.futureResult.assumeIsolated().whenSuccess { [self] response in
-            guard case .responding = state else { return }
-            let playback = Playback(adminRequestHead: head)
-            playback.prepareRaw(
-                status: HTTPResponseStatus(statusCode: response.status), contentType: response.contentType,
-                body: response.body, headers: response.headers, outcome: "admin")
-            core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → \(response.status) admin")
-            self.playback = playback
-            advance(context: context)
-        }
-    }
-}
-
-extension HTTPStubDecision.PassThroughReason {
-    /// Why the request would go to the network, for the server's 502.
-    var explanation: String {
-        switch self {
-        case .ignored(let rule): "\(rule) lets it through to the network"
-        case .optIn: "the stubber is in opt-in mode and no stub matches it"
-        case .recording(let recording): "the stubber records it (\(recording))"
-        }
     }
 }

@@ -9,8 +9,13 @@ import StuntDouble
 /// stubber, and plays the decision on the socket as bytes (`ResponseWire`). A request that arrives while a
 /// response is being played (pipelining) waits for it to end, and the socket is read no further meanwhile.
 ///
-/// Reading is here; answering (stubs, the admin API, proxying) is in `StubRequestHandler+Answering.swift`,
-/// writing a response in `StubRequestHandler+Writing.swift`.
+/// Reading is here; choosing the answer (a stub's plan, or the server's own error) is in
+/// `StubRequestHandler+Answering.swift`, the admin API's turn in `+Admin.swift` (its endpoints in `Admin/`),
+/// forwarding to an upstream in `+Proxying.swift`, and writing a response in `+Writing.swift`.
+///
+/// The admin API is a responder this handler calls, not a channel handler of its own ahead of it: responses
+/// to pipelined requests must leave in the order the requests came, so one handler keeps that order for all
+/// three kinds of answer.
 final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = ByteBuffer

@@ -311,29 +311,6 @@ struct StubFileReader {
 
     /// An id for a mapping that has none: the same for the same file and place on every load.
     static func derivedID(file: String, index: Int) -> UUID {
-        // Two 64-bit FNV-1a hashes of the file's name and the mapping's index, as a version 8 UUID.
-        func fnv(_ text: String, seed: UInt64) -> UInt64 {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            return hash
-        }
-        let key = "\(file)#\(index)"
-        let high = fnv(key, seed: 0)
-        let low = fnv(key, seed: 0x9E37_79B9_7F4A_7C15)
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
-            bytes[index + 8] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        StableID.uuid(for: "\(file)#\(index)")
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import StuntDouble
+
+/// `/__admin/mappings`: the stubs as WireMock mappings, listed, created, edited, removed, reset to the files,
+/// saved to them, imported, and found by metadata.
+extension AdminAPI {
+    /// `GET /__admin/mappings?offset=&limit=`.
+    func listMappings(_ request: AdminRequest) -> AdminResponse {
+        let all = store.entries
+        let offset = request.query["offset"].flatMap(Int.init) ?? 0
+        let limit = request.query["limit"].flatMap(Int.init) ?? all.count
+        let page = all.dropFirst(max(0, offset)).prefix(max(0, limit))
+        return .json(
+            .object([("mappings", .array(page.map(\.json))), ("meta", .object([("total", .number(all.count))]))]))
+    }
+
+    /// `POST /__admin/mappings`: 201 with the mapping, its warnings (at most five) in `StuntDouble-Warning`.
+    func createMapping(_ body: Data) -> AdminResponse {
+        switch store.create(body) {
+        case .success(let (entry, diagnostics)):
+            var response = AdminResponse.json(entry.json, status: 201)
+            for warning in diagnostics.filter({ $0.severity == .warning }).prefix(5) {
+                response.headers.append(("StuntDouble-Warning", warning.description))
+            }
+            return response
+        case .failure(let failure): return Self.response(for: failure)
+        }
+    }
+
+    /// `DELETE /__admin/mappings`.
+    func removeAllMappings() -> AdminResponse {
+        store.removeAll()
+        return .json(.object([]))
+    }
+
+    /// `POST /__admin/mappings/reset`: the mappings the files hold, and no others.
+    func resetMappings() -> AdminResponse {
+        do {
+            try store.reset()
+            return .json(.object([]))
+        } catch {
+            return .json(AdminJSON.errors(error.diagnostics), status: 422)
+        }
+    }
+
+    /// `POST /__admin/mappings/save`.
+    func saveMappings() -> AdminResponse {
+        switch store.save() {
+        case .success: return .json(.object([]))
+        case .failure(let failure): return Self.response(for: failure)
+        }
+    }
+
+    /// `POST /__admin/mappings/import`: `{"mappings": [...], "importOptions": {"duplicatePolicy": ...}}`.
+    func importMappings(_ body: Data) -> AdminResponse {
+        guard let node = JSONNode.parse(lenient: body), let list = node["mappings"]?.items else {
+            return .error(422, "Send {\"mappings\": [...]} to import mappings.")
+        }
+        let options = node["importOptions"]
+        if options?["deleteAllNotInImport"].map({ if case .bool(true) = $0.kind { true } else { false } }) == true {
+            store.removeAll()
+        }
+        let ignoreDuplicates = options?["duplicatePolicy"]?.string == "IGNORE"
+        for item in list {
+            if ignoreDuplicates, let id = (item["id"] ?? item["uuid"])?.string.flatMap(UUID.init(uuidString:)),
+                store.entry(id: id) != nil
+            {
+                continue
+            }
+            if case .failure(let failure) = store.create(Data(item.rendered().utf8)) {
+                return Self.response(for: failure)
+            }
+        }
+        return .json(.object([]))
+    }
+
+    /// `POST /__admin/mappings/find-by-metadata` and `remove-by-metadata`: a value pattern on `metadata`.
+    func mappings(byMetadata body: Data, removing: Bool = false) -> AdminResponse {
+        let (pattern, diagnostics) = StubValuePattern.read(body, name: "the request body")
+        guard let pattern else { return .json(AdminJSON.errors(diagnostics), status: 422) }
+        let found = store.entries(whereMetadata: pattern)
+        guard removing else { return .json(.object([("mappings", .array(found.map(\.json)))])) }
+        for entry in found { _ = store.remove(id: entry.id) }
+        return .json(.object([]))
+    }
+
+    /// `GET /__admin/mappings/{id}`.
+    func mapping(_ idText: String) -> AdminResponse {
+        switch Self.mappingID(idText) {
+        case .success(let id):
+            return store.entry(id: id).map { .json($0.json) } ?? .error(404, "No mapping has the id \(idText).")
+        case .failure(let failure): return failure.response
+        }
+    }
+
+    /// `PUT /__admin/mappings/{id}`.
+    func replaceMapping(_ idText: String, with body: Data) -> AdminResponse {
+        switch Self.mappingID(idText) {
+        case .success(let id):
+            switch store.replace(id: id, with: body) {
+            case .success(let entry): return .json(entry.json)
+            case .failure(let failure): return Self.response(for: failure)
+            }
+        case .failure(let failure): return failure.response
+        }
+    }
+
+    /// `DELETE /__admin/mappings/{id}`.
+    func removeMapping(_ idText: String) -> AdminResponse {
+        switch Self.mappingID(idText) {
+        case .success(let id):
+            return store.remove(id: id) ? .json(.object([])) : .error(404, "No mapping has the id \(idText).")
+        case .failure(let failure): return failure.response
+        }
+    }
+
+    private static func mappingID(_ text: String) -> Result<UUID, AdminFailure> {
+        guard let id = UUID(uuidString: text) else {
+            return .failure(AdminFailure(.error(404, "No mapping has the id \(text) (a mapping id is a UUID).")))
+        }
+        return .success(id)
+    }
+
+    private static func response(for failure: MappingStore.Failure) -> AdminResponse {
+        switch failure {
+        case .invalid(let diagnostics): return .json(AdminJSON.errors(diagnostics), status: 422)
+        case .notFound: return .error(404, "No mapping has that id.")
+        case .noRoot:
+            return .error(
+                409, "The server has no root folder to save to: start it with --root DIR (or load stub files into it).")
+        case .readOnlyRoot(let display):
+            return .error(
+                409,
+                "The server serves \(display), which are not yours to change: nothing was saved. Start it with --root "
+                    + "DIR (a folder of your own) to save mappings made through the admin API.")
+        case .io(let message): return .error(500, "Saving the mappings failed: \(message)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import StuntDouble
+
+/// The server as a whole: health, settings (a global delay), reset of everything, shutdown, and the stubs
+/// added from Swift (for the traffic page).
+extension AdminAPI {
+    /// `GET /__admin/settings`.
+    func settings() -> AdminResponse {
+        .json(.object([("settings", settingsJSON())]))
+    }
+
+    private func settingsJSON() -> JSONNode {
+        let delay = core.globalDelay.withLockedValue { $0 }
+        return .object([("fixedDelay", .number(Int((delay.secondsValue * 1000).rounded())))])
+    }
+
+    /// `POST` or `PUT /__admin/settings`: `{"fixedDelay": milliseconds}`, bare or under `settings`.
+    func updateSettings(_ body: Data) -> AdminResponse {
+        guard let node = JSONNode.parse(lenient: body) else {
+            return .error(422, "Send {\"fixedDelay\": milliseconds}.")
+        }
+        let settings = node["settings"] ?? node
+        if let delay = settings["fixedDelay"] {
+            guard case .number(let number) = delay.kind, let milliseconds = Double(number.text), milliseconds >= 0,
+                milliseconds <= 3_600_000
+            else {
+                return .error(422, "fixedDelay must be a number of milliseconds from 0 to 3,600,000.")
+            }
+            core.globalDelay.withLockedValue { $0 = .milliseconds(milliseconds) }
+        }
+        return .json(.object([("settings", settingsJSON())]))
+    }
+
+    /// `POST /__admin/reset`: the mappings the files hold, an empty journal, scenarios and settings as at start.
+    func resetAll() -> AdminResponse {
+        do {
+            try store.reset()
+        } catch {
+            return .json(AdminJSON.errors(error.diagnostics), status: 422)
+        }
+        stubber.clearJournal()
+        stubber.resetState()
+        core.clients.withLockedValue { $0.removeAll() }
+        core.globalDelay.withLockedValue { $0 = .zero }
+        return .json(.object([]))
+    }
+
+    /// `POST /__admin/shutdown`: answers, then stops the server as a signal would.
+    func shutdown() -> AdminResponse {
+        Task { await self.core.shutdownRequested() }
+        return .json(.object([]))
+    }
+
+    /// StuntDouble's own endpoint (WireMock has none like it): the stubs added from Swift, which are no
+    /// mappings and so not in `/mappings`, for the traffic page.
+    func swiftStubs() -> AdminResponse {
+        let stubs = stubber.stubs.filter { store.entry(for: $0) == nil }
+        return .json(
+            .object([
+                (
+                    "stubs",
+                    .array(
+                        stubs.map { stub in
+                            .object([
+                                ("description", .string(stub.description)),
+                                ("name", stub.name.map(JSONNode.string) ?? .null),
+                                ("methods", .array(stub.stubbedMethods.map { .string($0.rawValue) })),
+                                (
+                                    "matchers",
+                                    .array(
+                                        stub.matchers.map {
+                                            .string(
+                                                (($0 as? any CustomStringConvertible)?.description) ?? "\(type(of: $0))"
+                                            )
+                                        })
+                                ),
+                                ("priority", .number(stub.priority)),
+                            ])
+                        })
+                )
+            ]))
+    }
+
+    /// `GET /__admin/health`.
+    func health() -> AdminResponse {
+        let uptime = ContinuousClock.now - started
+        return .json(
+            .object([
+                ("status", .string("healthy")), ("message", .string("StuntDouble is ok")),
+                ("version", .string(StuntDoubleServerVersion.text)),
+                ("uptimeInSeconds", .number(Int(uptime.secondsValue))),
+                ("timestamp", .string(AdminJSON.isoDate(Date()))),
+                ("mappings", .number(store.entries.count)), ("requests", .number(stubber.receivedCount)),
+            ]))
+    }
+}

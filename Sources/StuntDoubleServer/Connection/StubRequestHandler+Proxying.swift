@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// Proxying: a request a stub sends on (`proxiedFrom`), or that no stub matches when the server has an upstream,
+/// is forwarded with `UpstreamProxy` and its answer streamed back; a recording keeps the exchange.
+extension StubRequestHandler {
+    /// Whether a request must not go to the server-wide upstream: the upstream's own admin API, unless the
+    /// configuration allows it (another StuntDouble or WireMock behind this one would otherwise take admin
+    /// calls, shutdown included, from anyone who reaches this server).
+    func isRefusedProxyTarget(_ target: String) -> Bool {
+        !core.configuration.proxiesAdminRequests && Self.isAdminTarget(target)
+    }
+
+    /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
+    /// the client reads it; a recording keeps the exchange when it ends.
+    func proxy(
+        _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
+        playback: Playback, recording: HTTPRecording?, context: ChannelHandlerContext
+    ) {
+        guard let proxy = core.proxy, self.playback === playback else { return }
+        let target = UpstreamProxy.target(for: head, via: stubProxy)
+        let flow = playback.prepareProxied(
+            outcome: recording == nil
+                ? "proxied to \(core.loggedTarget(target))" : "recorded from \(core.loggedTarget(target))")
+        let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
+        // needs, and close, before the upstream's end arrives).
+        let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
+        proxy.forward(
+            head, body: body, to: target, adding: stubProxy.additionalHeaders, identityEncoding: recording != nil,
+            flow: flow
+        ) { event in
+            if let recording {
+                switch event {
+                case .head(let status, let headers):
+                    received.withLockedValue {
+                        $0.status = Int(status.code)
+                        $0.headers = headers.map { (name: $0.name, value: $0.value) }
+                    }
+                case .body(let part):
+                    received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
+                case .end:
+                    let exchange = received.withLockedValue { $0 }
+                    recording.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
+                case .failed(let error):
+                    recording.addFailure(request, reason: "\(error)")
+                }
+            }
+            eventLoop.execute {
+                let (handler, context, playback) = bound.value
+                handler.upstream(event, playback: playback, request: request, context: context)
+            }
+        }
+    }
+
+    private func upstream(
+        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, context: ChannelHandlerContext
+    ) {
+        guard !playback.isFinished, self.playback === playback else {
+            // Nobody reads the rest: let the upstream's body drain rather than wait.
+            playback.upstreamFlow?.finish()
+            return
+        }
+        switch event {
+        case .head(let status, let headers):
+            playback.receiveUpstreamHead(status: status, headers: headers)
+        case .body(let part):
+            playback.receiveUpstreamBody(part)
+        case .end:
+            playback.upstreamEnded()
+        case .failed(let error):
+            if playback.headWritten {
+                // The client has part of the answer: it sees the connection end early, as the upstream's did.
+                finish(playback, error: error)
+                self.playback = nil
+                close(context: context)
+                return
+            }
+            playback.prepareText(
+                status: .badGateway,
+                text: "The upstream did not answer \(request.method) \(request.url.path): \(error).\n",
+                outcome: "upstream failed")
+        }
+        advance(context: context)
+    }
+}
