@@ -221,7 +221,9 @@ func runBenchmark() async throws {
     print("floor (URLSession with a trivial URLProtocol, no lookup): \(format(median(floorRates))) requests/s")
     var missed: [String] = []
     for (title, offset, target) in [
-        ("URLSession through StuntDouble's URLProtocol (target: exact URL, 0.90 with 10,000 stubs)", 0, 0.9),
+        // 0.90 until immediate answers waited one turn of the task's queue (FoundationNetworking's double-resume
+        // trap, issue 16): 0.82-0.91 since, the price of not crashing.
+        ("URLSession through StuntDouble's URLProtocol (target: exact URL, 0.80 with 10,000 stubs)", 0, 0.8),
         ("HTTPStubSession, no URLSession (target: 10.00)", Kind.allCases.count, 10.0),
     ] {
         print("")
