@@ -38,7 +38,8 @@ final class ResponsePlayer: @unchecked Sendable {
     private let original: URLRequest
     private let lock = NSLock()
     // Guarded by `lock`:
-    private var steps: [Step] = []
+    /// What happens when: built from the stubber's decisions, performed by `run()` on timers.
+    private var timeline: ExchangeTimeline
     private var stopped = false
     private var finished = false
     /// Seconds after the start at which a suspended task paused, or `nil`.
@@ -46,9 +47,6 @@ final class ResponsePlayer: @unchecked Sendable {
     private var startTime = DispatchTime.now()
     private var timer: DispatchWorkItem?
     private var relayTask: URLSessionDataTask?
-    /// When the last event of the timeline (the request, a response head, a chunk) happens, for timeouts.
-    private var lastEvent = 0.0
-    private var timedOut = false
     /// The URL of the request being answered (changes with redirects), for timeout errors.
     private var currentURL: URL?
     /// The journal entry of the request being answered (changes with redirects), and when it was received.
@@ -56,21 +54,11 @@ final class ResponsePlayer: @unchecked Sendable {
     /// The status code handed to the client, and the body bytes since, for the journal.
     private var delivered: (statusCode: Int, bodyByteCount: Int)?
 
-    private struct Step {
-        /// Seconds after the start.
-        let time: Double
-        let action: Action
-    }
-
     private enum Action {
         case receive(URLResponse, URLCache.StoragePolicy)
         case load(Data)
         case finish
         case fail(any Error)
-        /// Work that decides what comes next (a redirect's next request, a relay).
-        case then(() -> Void)
-        /// A point of the timeline with nothing to deliver (a chunk of a body delivered in one piece).
-        case none
     }
 
     private init(
@@ -84,7 +72,9 @@ final class ResponsePlayer: @unchecked Sendable {
         let context = TaskIntrospection(task)
         self.context = context
         self.workQueue = context.workQueue
-        self.timeout = Self.timeout(of: request, configured: context.session?.configuration.timeoutIntervalForRequest)
+        let timeout = Self.timeout(of: request, configured: context.session?.configuration.timeoutIntervalForRequest)
+        self.timeout = timeout
+        self.timeline = ExchangeTimeline(timeout: timeout)
         self.currentURL = request.url
     }
 
@@ -247,7 +237,7 @@ final class ResponsePlayer: @unchecked Sendable {
     private func startAfterReadingStreamedBody(of request: URLRequest) {
         let url = request.url?.absoluteString ?? "?"
         let source = lock.withLock { () -> TaskIntrospection.TaskDelegate? in
-            append(timeout, isEvent: false, .fail(timeoutError()))
+            timeline.wait(from: 0)
             return context.delegate
         }
         run()
@@ -298,14 +288,14 @@ final class ResponsePlayer: @unchecked Sendable {
                 guard !stopped, !finished else { return }
                 endTimeline()  // the wait's timeout step
                 let now = elapsed
-                lastEvent = now
+                timeline.resume(at: now)
                 do {
                     var withBody = request
                     withBody.httpBody = try body.get()
                     context.delegate?.didSendBody(count: withBody.httpBody?.count ?? 0)
                     decide(try HTTPIncomingRequest(withBody), hop: 0, at: now)
                 } catch {
-                    steps.append(Step(time: now, action: .fail(error)))
+                    timeline.fail(error, at: now)
                 }
             }
             run()
@@ -369,7 +359,7 @@ final class ResponsePlayer: @unchecked Sendable {
     private func endTimeline() {
         timer?.cancel()
         timer = nil
-        steps = []
+        timeline.clear()
     }
 
     private static func makeIncomingRequest(_ request: URLRequest, task: URLSessionTask?) throws(HTTPStubberError)
@@ -417,53 +407,7 @@ final class ResponsePlayer: @unchecked Sendable {
                 journalEntry = (entry, .now)
                 return decision
             }()
-        switch decision {
-        case .stub(let plan) where plan.proxy != nil:
-            // A proxying stub: its delay, then the network (at the proxied URL) answers, within the timeout.
-            let time = offset + plan.responseDeadline.seconds
-            if let forwarded = plan.proxy?.forwarded(request) {
-                append(time, isEvent: true, .then { [self] in relay(forwarded, first: hop == 0) })
-                append(time + timeout, isEvent: false, .fail(timeoutError()))
-            } else {
-                append(time, isEvent: false, .fail(URLError(.badURL)))
-            }
-        case .stub(let plan):
-            if let target = Redirect.target(of: plan) {
-                let time = offset + plan.responseDeadline.seconds
-                append(
-                    time, isEvent: true,
-                    .then { [self] in
-                        // The redirect's cookies are stored before the next request is built, so that it carries them.
-                        cookies.store(plan.response, for: request.url)
-                        switch Redirect.next(after: plan, to: target, hop: hop, cookies: cookies) {
-                        case .follow(let nextRequest):
-                            if let delegate = context.delegate, let response = plan.response,
-                                let head = Self.urlResponse(response, url: request.url)
-                            {
-                                ask(delegate, about: plan, head, next: nextRequest, hop: hop, at: time)
-                            } else {
-                                follow(plan, to: nextRequest, hop: hop, at: time)
-                            }
-                        case .fail(let error): append(time, isEvent: false, .fail(error))
-                        }
-                    })
-            } else {
-                appendFinal(plan, at: offset)
-            }
-        case .passThrough(let reason):
-            let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
-            append(
-                offset, isEvent: true,
-                .then { [self] in
-                    relay(request.urlRequest, first: hop == 0, recording: recording.map { ($0, request) })
-                })
-            // The network's answer must come within the timeout too (a hung relay must not hang the caller).
-            append(offset + timeout, isEvent: false, .fail(timeoutError()))
-        case .unmatched(let report):
-            append(
-                offset, isEvent: false,
-                .fail(HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)))
-        }
+        timeline.schedule(decision, for: request, hop: hop, at: offset)
     }
 
     /// Follows a redirect to its next request.
@@ -480,7 +424,7 @@ final class ResponsePlayer: @unchecked Sendable {
         _ delegate: TaskIntrospection.TaskDelegate, about plan: HTTPResponsePlan, _ head: HTTPURLResponse,
         next: HTTPIncomingRequest, hop: Int, at time: Double
     ) {
-        append(time + timeout, isEvent: false, .fail(timeoutError()))
+        timeline.wait(from: time)
         let waitingSince = time
         delegate.willRedirect(head, to: next.urlRequest) { [weak self] chosen in
             self?.onWorkQueue { [self] in
@@ -489,16 +433,16 @@ final class ResponsePlayer: @unchecked Sendable {
                     guard !stopped, !finished else { return }
                     endTimeline()  // the wait's timeout step
                     let now = max(elapsed, waitingSince)
-                    lastEvent = now
+                    timeline.resume(at: now)
                     guard let chosen else {
                         // Refused: the 3xx is delivered as it is, now.
-                        appendFinal(plan, at: now - plan.responseDeadline.seconds)
+                        timeline.scheduleResponse(plan, at: now - plan.responseDeadline.seconds)
                         return
                     }
                     do {
                         follow(plan, to: try HTTPIncomingRequest(chosen), hop: hop, at: now)
                     } catch {
-                        steps.append(Step(time: now, action: .fail(error)))
+                        timeline.fail(error, at: now)
                     }
                 }
                 run()
@@ -515,47 +459,56 @@ final class ResponsePlayer: @unchecked Sendable {
         }
     }
 
-    private func appendFinal(_ plan: HTTPResponsePlan, at offset: Double) {
-        let head = offset + plan.responseDeadline.seconds
-        guard let response = plan.response else {
-            append(head, isEvent: true, .fail(plan.error ?? URLError(.unknown)))
-            return
-        }
-        let url = plan.request.url
-        guard let urlResponse = Self.urlResponse(response, url: url) else {
-            append(head, isEvent: true, .fail(Self.invalidResponse(plan)))
-            return
-        }
-        if response.headers.contains(.setCookie) {
-            append(head, isEvent: true, .then { [self] in cookies.store(response, for: url) })
-        }
-        append(head, isEvent: true, .receive(urlResponse, response.cachePolicy))
-        let chunked = plan.chunks.count > 1 && context.receivesChunks
-        for (index, chunk) in plan.chunks.enumerated() {
-            let time = offset + chunk.deadline.seconds
-            if chunked {
-                append(time, isEvent: true, .load(response.body.subdata(in: chunk.range)))
-            } else if index == plan.chunks.count - 1 {
-                append(time, isEvent: true, .load(response.body))
-            } else {
-                append(time, isEvent: true, .none)
+    /// Performs a step of the timeline (the lock is held).
+    private func perform(_ step: ExchangeTimeline.Step, at time: Double) {
+        switch step {
+        case .relay(let request, let recording, let hop):
+            relay(request.urlRequest, first: hop == 0, recording: recording.map { ($0, request) })
+        case .forward(let forwarded, let hop):
+            relay(forwarded, first: hop == 0)
+        case .redirect(let plan, let target, let request, let hop):
+            // The redirect's cookies are stored before the next request is built, so that it carries them.
+            cookies.store(plan.response, for: request.url)
+            switch Redirect.next(after: plan, to: target, hop: hop, cookies: cookies) {
+            case .follow(let nextRequest):
+                if let delegate = context.delegate, let response = plan.response,
+                    let head = Self.urlResponse(response, url: request.url)
+                {
+                    ask(delegate, about: plan, head, next: nextRequest, hop: hop, at: time)
+                } else {
+                    follow(plan, to: nextRequest, hop: hop, at: time)
+                }
+            case .fail(let error): timeline.fail(error, at: time)
             }
-        }
-        append(offset + plan.completionDeadline.seconds, isEvent: false, .finish)
-    }
-
-    /// Appends a step; an event later than the timeout allows after the previous one becomes a timeout.
-    private func append(_ time: Double, isEvent: Bool, _ action: Action) {
-        guard !timedOut else { return }
-        if isEvent {
-            if time - lastEvent > timeout {
-                timedOut = true
-                steps.append(Step(time: lastEvent + timeout, action: .fail(timeoutError())))
+        case .head:
+            guard let plan = timeline.response else { return }
+            guard let response = plan.response else {
+                perform(.fail(plan.error ?? URLError(.unknown)))
                 return
             }
-            lastEvent = max(lastEvent, time)
+            let url = plan.request.url
+            guard let urlResponse = Self.urlResponse(response, url: url) else {
+                perform(.fail(Self.invalidResponse(plan)))
+                return
+            }
+            if response.headers.contains(.setCookie) {
+                cookies.store(response, for: url)
+            }
+            perform(.receive(urlResponse, response.cachePolicy))
+        case .chunk(let index):
+            guard let plan = timeline.response, let body = plan.response?.body else { return }
+            if plan.chunks.count > 1 && context.receivesChunks {
+                perform(.load(body.subdata(in: plan.chunks[index].range)))
+            } else if index == plan.chunks.count - 1 {
+                perform(.load(body))
+            }
+        case .finish:
+            perform(.finish)
+        case .fail(let error):
+            perform(.fail(error))
+        case .timeOut:
+            perform(.fail(timeoutError()))
         }
-        steps.append(Step(time: time, action: action))
     }
 
     private func timeoutError() -> URLError {
@@ -572,15 +525,14 @@ final class ResponsePlayer: @unchecked Sendable {
     private func run() {
         lock.lock()
         defer { lock.unlock() }
-        while !stopped, !finished, pausedAt == nil, !steps.isEmpty {
-            let step = steps[0]
-            let wait = step.time - elapsed
+        while !stopped, !finished, pausedAt == nil, let entry = timeline.next {
+            let wait = entry.time - elapsed
             if wait > 0.0002 {
                 schedule(after: wait)
                 return
             }
-            steps.removeFirst()
-            perform(step.action)
+            _ = timeline.removeNext()
+            perform(entry.step, at: entry.time)
         }
     }
 
@@ -632,10 +584,6 @@ final class ResponsePlayer: @unchecked Sendable {
             relayTask.map { relay in DispatchQueue.global().async { relay.cancel() } }
             relayTask = nil
             client?.urlProtocol(urlProtocol, didFailWithError: error)
-        case .then(let work):
-            work()
-        case .none:
-            break
         }
     }
 

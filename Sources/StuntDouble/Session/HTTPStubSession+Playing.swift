@@ -64,103 +64,29 @@ extension HTTPStubSession {
         }
     }
 
-    /// Plays a received request's answer: waits as its plan says, follows redirects, and enforces the timeout.
-    /// The journal entries of redirects are completed here; the last one is left to the caller.
+    /// Plays a received request's answer: performs the steps of its `ExchangeTimeline` at their times (waits,
+    /// redirects, relays, the timeout). The journal entries of redirects are completed here; the last one is
+    /// left to the caller.
     func play(_ exchange: Exchange) async -> Played {
-        guard case .decided(var request, var decision, var entry) = exchange.state else {
+        guard case .decided(var request, let decision, var entry) = exchange.state else {
             let error: any Error = if case .refused(let error) = exchange.state { error } else { URLError(.unknown) }
             return Played(outcome: .failure(error, absence: nil), entry: nil, entryStart: exchange.start)
         }
         var entryStart = exchange.start
-        /// Seconds after the start: when the current request was made, and when the last event happened.
-        var offset = 0.0
-        var lastEvent = 0.0
-        var hop = 0
         func played(_ outcome: Outcome) -> Played {
             Played(outcome: outcome, entry: entry, entryStart: entryStart)
         }
-        while true {
-            let plan: HTTPResponsePlan
-            switch decision {
-            case .unmatched(let report):
-                let error = HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
-                return played(.failure(error, absence: nil))
-            case .passThrough(let reason):
-                let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
-                do {
-                    // A recording keeps what the network says: no URL cache may answer instead (as the
-                    // URLSession path's relay, which keeps no cache either).
-                    let session = recording == nil ? networkSession() : NetworkRelay.session
-                    let (data, response) = try await session.data(for: request.urlRequest)
-                    recording?.add(request, response: response as? HTTPURLResponse, body: data, error: nil)
-                    return played(.success(data, response, absence: nil))
-                } catch {
-                    recording?.add(request, response: nil, body: nil, error: error)
-                    return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
-                }
-            case .stub(let stubbed) where stubbed.proxy != nil:
-                // A proxying stub: its delay, then the network answers at the proxied URL.
-                if stubbed.responseDeadline > .zero {
-                    try? await Task.sleep(for: stubbed.responseDeadline)
-                }
-                guard let forwarded = stubbed.proxy?.forwarded(request) else {
-                    return played(.failure(URLError(.badURL), absence: nil))
-                }
-                do {
-                    let (data, response) = try await NetworkRelay.session.data(for: forwarded)
-                    return played(.success(data, response, absence: nil))
-                } catch {
-                    return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
-                }
-            case .stub(let stubbed):
-                plan = stubbed
-            }
-            // The response head (or the failure, or the redirect) is due first; then the body's chunks.
-            let head = offset + plan.responseDeadline.seconds
-            var events = [head]
-            if plan.response != nil, Redirect.target(of: plan) == nil {
-                events += plan.chunks.map { offset + $0.deadline.seconds }
-            }
-            var due = events.last ?? head
-            var timedOut = false
-            for event in events {
-                if event - lastEvent > exchange.timeout {
-                    due = lastEvent + exchange.timeout
-                    timedOut = true
-                    break
-                }
-                lastEvent = max(lastEvent, event)
-            }
-            if let error = await sleep(until: due, from: exchange.start, url: request.url) {
-                return played(.failure(error, absence: nil))
-            }
-            if timedOut {
-                let error = URLError(
-                    .timedOut, userInfo: Redirect.failingURLInfo(request.url, "The request timed out."))
-                return played(.failure(error, absence: nil))
-            }
-            if let target = Redirect.target(of: plan) {
-                settings.cookies.store(plan.response, for: request.url)
-                switch Redirect.next(after: plan, to: target, hop: hop, cookies: settings.cookies) {
-                case .follow(let next):
-                    // This request's answer, the 3xx, was delivered: to the redirect.
-                    stubber.complete(
-                        entry, after: .now - entryStart, error: nil, statusCode: plan.response?.statusCode.rawValue)
-                    request = next
-                    hop += 1
-                    offset = head
-                    entryStart = .now
-                    (decision, entry) = stubber.decide(next, via: .stubSession)
-                    continue
-                case .fail(let error):
-                    return played(.failure(error, absence: nil))
-                }
-            }
+        /// The head of a final response: `nil` to go on, or how the exchange ended (the plan's error).
+        func head(_ plan: HTTPResponsePlan) -> Played? {
             guard let response = plan.response else {
                 return played(.failure(plan.error ?? URLError(.unknown), absence: plan.absence))
             }
             settings.cookies.store(response, for: request.url)
-            guard let urlResponse = response.httpURLResponse(for: request.url) else {
+            return nil
+        }
+        /// The end of a final response: the body, handed over whole.
+        func finish(_ plan: HTTPResponsePlan) -> Played {
+            guard let response = plan.response, let urlResponse = response.httpURLResponse(for: request.url) else {
                 let error = HTTPStubberError(
                     code: .invalidResponse,
                     message: "Foundation rejected the response of \(plan.stub) for \(request.url.absoluteString).")
@@ -168,6 +94,72 @@ extension HTTPStubSession {
             }
             return played(.success(response.body, urlResponse, absence: plan.absence))
         }
+        // A response due at once, as most are: the timeline would hold its head and end at 0 and nothing else
+        // (no timeout is shorter than nothing), so they are played without building it.
+        if case .stub(let plan) = decision, plan.proxy == nil, plan.completionDeadline == .zero,
+            Redirect.target(of: plan) == nil
+        {
+            return head(plan) ?? finish(plan)
+        }
+        var timeline = ExchangeTimeline(timeout: exchange.timeout)
+        timeline.schedule(decision, for: request, hop: 0, at: 0)
+        while let next = timeline.removeNext() {
+            if case .chunk = next.step {
+                continue  // the body is handed over whole, at the end
+            }
+            if let error = await sleep(until: next.time, from: exchange.start, url: request.url) {
+                return played(.failure(error, absence: nil))
+            }
+            switch next.step {
+            case .relay(let relayed, let recording, _):
+                // A recording keeps what the network says: no URL cache may answer instead (as the URLSession
+                // path's relay, which keeps no cache either).
+                let session = recording == nil ? networkSession() : NetworkRelay.session
+                do {
+                    let (data, response) = try await session.data(for: relayed.urlRequest)
+                    recording?.add(relayed, response: response as? HTTPURLResponse, body: data, error: nil)
+                    return played(.success(data, response, absence: nil))
+                } catch {
+                    recording?.add(relayed, response: nil, body: nil, error: error)
+                    return played(.failure(Self.cancellation(of: error, url: relayed.url), absence: nil))
+                }
+            case .forward(let forwarded, _):
+                do {
+                    let (data, response) = try await NetworkRelay.session.data(for: forwarded)
+                    return played(.success(data, response, absence: nil))
+                } catch {
+                    return played(.failure(Self.cancellation(of: error, url: request.url), absence: nil))
+                }
+            case .redirect(let plan, let target, let from, let hop):
+                settings.cookies.store(plan.response, for: from.url)
+                switch Redirect.next(after: plan, to: target, hop: hop, cookies: settings.cookies) {
+                case .follow(let nextRequest):
+                    // This request's answer, the 3xx, was delivered: to the redirect.
+                    stubber.complete(
+                        entry, after: .now - entryStart, error: nil, statusCode: plan.response?.statusCode.rawValue)
+                    request = nextRequest
+                    entryStart = .now
+                    let (decision, number) = stubber.decide(nextRequest, via: .stubSession)
+                    entry = number
+                    timeline.schedule(decision, for: nextRequest, hop: hop + 1, at: next.time)
+                case .fail(let error):
+                    return played(.failure(error, absence: nil))
+                }
+            case .head:
+                if let plan = timeline.response, let ended = head(plan) { return ended }
+            case .chunk:
+                break
+            case .finish:
+                if let plan = timeline.response { return finish(plan) }
+            case .fail(let error):
+                return played(.failure(error, absence: nil))
+            case .timeOut:
+                let error = URLError(
+                    .timedOut, userInfo: Redirect.failingURLInfo(request.url, "The request timed out."))
+                return played(.failure(error, absence: nil))
+            }
+        }
+        return played(.failure(URLError(.unknown), absence: nil))
     }
 
     /// Records in the journal how the exchange ended for the caller: what it received.

@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What happens when in one exchange: a stubber's decision turned into steps at times, with the timeout rule
+/// applied in this one place. The URLProtocol player (`ResponsePlayer`) and `HTTPStubSession` both build their
+/// exchanges here and only perform the steps, each on its own clock (Dispatch timers, `Task.sleep`).
+///
+/// Pure: no clock, no I/O, no locks. Times are seconds after the exchange began. Steps that wait on something
+/// outside the timeline (a relay, a delegate's answer, a streamed body) are followed by a `.timeOut` step at the
+/// timeout after them; when the answer comes, the driver calls ``resume(at:)`` and schedules what follows.
+struct ExchangeTimeline {
+    /// One thing to do.
+    enum Step {
+        /// Let the network answer the request (an ignore rule, opt-in mode, a recording).
+        case relay(HTTPIncomingRequest, recording: HTTPRecording?, hop: Int)
+        /// A proxying stub's delay is over: the network answers the forwarded request.
+        case forward(URLRequest, hop: Int)
+        /// A stubbed 3xx is due: follow it to `target` (or ask the task's delegate first).
+        case redirect(HTTPResponsePlan, target: URL, from: HTTPIncomingRequest, hop: Int)
+        /// The head of ``response`` is due, or its error when it has no response.
+        case head
+        /// The chunk at `index` of ``response``'s body is due.
+        case chunk(index: Int)
+        /// The whole of ``response`` has been delivered.
+        case finish
+        /// The exchange fails.
+        case fail(any Error)
+        /// Nothing happened for longer than the timeout.
+        case timeOut
+    }
+
+    /// A step and its time, in seconds after the exchange began.
+    struct Entry {
+        let time: Double
+        let step: Step
+    }
+
+    /// The longest wait, in seconds, between two events (the request, a response head, a chunk).
+    let timeout: Double
+    /// The steps scheduled, in order of time; those before `position` are done.
+    private var entries: [Entry] = []
+    private var position = 0
+    /// When the last event happens, for the timeout.
+    private(set) var lastEvent = 0.0
+    /// Whether the timeline ends in a time-out (nothing after it is scheduled).
+    private(set) var hasTimedOut = false
+    /// The plan whose response the `.head`, `.chunk` and `.finish` steps deliver: the final one, once known.
+    /// (Held here once rather than in each step: a plan is copied with every step that holds it.)
+    private(set) var response: HTTPResponsePlan?
+
+    init(timeout: Double) {
+        self.timeout = timeout
+    }
+
+    // MARK: - Scheduling
+
+    /// Schedules what a decision leads to for a request made at `offset`: a final response, a redirect, a relay
+    /// or a failure. `hop` counts the redirects followed so far.
+    mutating func schedule(_ decision: HTTPStubDecision, for request: HTTPIncomingRequest, hop: Int, at offset: Double)
+    {
+        switch decision {
+        case .stub(let plan) where plan.proxy != nil:
+            let time = offset + plan.responseDeadline.seconds
+            if let forwarded = plan.proxy?.forwarded(request) {
+                add(time, isEvent: true, .forward(forwarded, hop: hop))
+                add(time + timeout, isEvent: false, .timeOut)
+            } else {
+                add(time, isEvent: false, .fail(URLError(.badURL)))
+            }
+        case .stub(let plan):
+            if let target = Redirect.target(of: plan) {
+                add(
+                    offset + plan.responseDeadline.seconds, isEvent: true,
+                    .redirect(plan, target: target, from: request, hop: hop))
+            } else {
+                scheduleResponse(plan, at: offset)
+            }
+        case .passThrough(let reason):
+            let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
+            add(offset, isEvent: true, .relay(request, recording: recording, hop: hop))
+            // The network's answer must come within the timeout too: a hung relay must not hang the caller.
+            add(offset + timeout, isEvent: false, .timeOut)
+        case .unmatched(let report):
+            add(
+                offset, isEvent: false,
+                .fail(HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)))
+        }
+    }
+
+    /// Schedules a plan's response as the final one, for a request made at `offset`: the head at the response
+    /// deadline, each chunk at its own, then the end (or the plan's error at the response deadline).
+    mutating func scheduleResponse(_ plan: HTTPResponsePlan, at offset: Double) {
+        response = plan
+        entries.reserveCapacity(entries.count + plan.chunks.count + 2)
+        add(offset + plan.responseDeadline.seconds, isEvent: true, .head)
+        guard plan.response != nil else { return }
+        for (index, chunk) in plan.chunks.enumerated() {
+            add(offset + chunk.deadline.seconds, isEvent: true, .chunk(index: index))
+        }
+        add(offset + plan.completionDeadline.seconds, isEvent: false, .finish)
+    }
+
+    /// Waits for something outside the timeline (a delegate's answer, a request body) that began at `time`:
+    /// the exchange times out unless ``resume(at:)`` comes first.
+    mutating func wait(from time: Double) {
+        add(time + timeout, isEvent: false, .timeOut)
+    }
+
+    /// The wait is over at `time`, an event: what was pending (its time-out) is dropped; schedule what follows.
+    mutating func resume(at time: Double) {
+        clear()
+        lastEvent = time
+    }
+
+    /// Fails the exchange at `time`, whatever the timeout.
+    mutating func fail(_ error: any Error, at time: Double) {
+        entries.append(Entry(time: time, step: .fail(error)))
+    }
+
+    /// Adds a step; an event (`isEvent`) later than the timeout allows after the previous event becomes a
+    /// time-out at that limit, and ends the timeline.
+    private mutating func add(_ time: Double, isEvent: Bool, _ step: Step) {
+        guard !hasTimedOut else { return }
+        if isEvent {
+            if time - lastEvent > timeout {
+                hasTimedOut = true
+                entries.append(Entry(time: lastEvent + timeout, step: .timeOut))
+                return
+            }
+            lastEvent = max(lastEvent, time)
+        }
+        entries.append(Entry(time: time, step: step))
+    }
+
+    // MARK: - Performing
+
+    /// The steps still to perform, in order of time.
+    var pending: ArraySlice<Entry> { entries[position...] }
+
+    /// The next step, without removing it.
+    var next: Entry? { position < entries.count ? entries[position] : nil }
+
+    /// Removes and returns the next step.
+    mutating func removeNext() -> Entry? {
+        guard position < entries.count else { return nil }
+        position += 1
+        return entries[position - 1]
+    }
+
+    /// Drops every step still to perform (the exchange ended, or a wait did).
+    mutating func clear() {
+        entries = []
+        position = 0
+    }
+}
