@@ -12,6 +12,7 @@ import Testing
 
     /// The repository's Scripts folder, found from this file.
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Scripts")
 
     @Test func thePageLoadsNothingFromOutsideTheServer() async throws {
