@@ -6,11 +6,13 @@ package struct StubRequestPattern: Sendable {
     /// The method, or `nil` for any.
     package let method: HTTPMethod?
     let matchers: [any RequestMatcher]
+    /// What the matchers see as the stub they belong to: one for the pattern, not one per request it is tried on
+    /// (a journal search tries every entry).
+    private let source = HTTPStubRequest()
 
     /// Whether a request satisfies the pattern.
     package func matches(_ request: HTTPIncomingRequest) -> Bool {
         if let method, method != request.method { return false }
-        let source = HTTPStubRequest()
         var variables: [String: URITemplate.Value] = [:]
         return matchers.allSatisfy { $0.evaluate(request, source: source, variables: &variables) }
     }
