@@ -8,30 +8,9 @@
 /// HTTPStubber.shared.add(ignoreURL: "http://www.apple.com", options: [.ignorePath, .ignoreQueryParameters])
 /// HTTPStubber.shared.add(ignoreRule: try HTTPStubIgnoreRule().match(urlRegex: "^https://telemetry\\."))
 /// ```
-public final class HTTPStubIgnoreRule: HTTPMatcherSource, Sendable, CustomStringConvertible {
-    private let list = MatcherList()
-
+public final class HTTPStubIgnoreRule: HTTPMatcherGroup, CustomStringConvertible {
     /// Creates a rule with no matchers (it matches every request until you add some).
-    public init() {}
-
-    /// The matchers, all of which must match.
-    public var matchers: [any HTTPStubMatcherProtocol] {
-        list.matchers
-    }
-
-    /// Adds a matcher.
-    /// - Parameter matcher: The matcher.
-    /// - Returns: The rule, to chain calls.
-    @discardableResult
-    public func match(_ matcher: any HTTPStubMatcherProtocol) -> Self {
-        list.append(matcher)
-        return self
-    }
-
-    /// Why the rule can never match (matchers built from bad input); empty for a usable rule.
-    public var problems: [HTTPStubberError] {
-        list.problems
-    }
+    override public init() {}
 
     /// The rule's matchers.
     public var description: String {

@@ -29,3 +29,34 @@ struct MatcherList: Sendable {
         state.withLock { $0.engine }.map { $0.explain(request, source: source) }
     }
 }
+
+/// Matchers that must all match (AND): what an ignore rule (``HTTPStubIgnoreRule``) and a request pattern
+/// (``HTTPRequestPattern``) are made of. Every `match(...)` method of stubs works on both.
+///
+/// Made only by its subclasses in this module.
+public class HTTPMatcherGroup: HTTPMatcherSource, @unchecked Sendable {
+    // Unchecked: its only state is `list`, a Sendable value with a lock of its own; the subclasses add only
+    // `let`s of Sendable types.
+    let list = MatcherList()
+
+    init() {}
+
+    /// The matchers, all of which must match, in the order they were added.
+    public var matchers: [any HTTPStubMatcherProtocol] {
+        list.matchers
+    }
+
+    /// Adds a matcher.
+    /// - Parameter matcher: The matcher.
+    /// - Returns: The rule or pattern, to chain calls.
+    @discardableResult
+    public func match(_ matcher: any HTTPStubMatcherProtocol) -> Self {
+        list.append(matcher)
+        return self
+    }
+
+    /// Why it can never match (matchers built from bad input); empty when usable.
+    public var problems: [HTTPStubberError] {
+        list.problems
+    }
+}

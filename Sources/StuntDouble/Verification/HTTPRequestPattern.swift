@@ -8,34 +8,14 @@
 ///     .match(header: .contentType, value: "application/json")
 /// try stubber.verify(login, called: .once)
 /// ```
-public final class HTTPRequestPattern: HTTPMatcherSource, Sendable, CustomStringConvertible {
+public final class HTTPRequestPattern: HTTPMatcherGroup, CustomStringConvertible {
     /// The method requests must have, or `nil` for any.
     public let method: HTTPMethod?
-    private let list = MatcherList()
 
     /// Creates a pattern.
     /// - Parameter method: The method requests must have, or `nil` for any.
     public init(_ method: HTTPMethod? = nil) {
         self.method = method
-    }
-
-    /// The matchers, all of which must match.
-    public var matchers: [any HTTPStubMatcherProtocol] {
-        list.matchers
-    }
-
-    /// Adds a matcher.
-    /// - Parameter matcher: The matcher.
-    /// - Returns: The pattern, to chain calls.
-    @discardableResult
-    public func match(_ matcher: any HTTPStubMatcherProtocol) -> Self {
-        list.append(matcher)
-        return self
-    }
-
-    /// Why the pattern can never match (matchers built from bad input); empty for a usable pattern.
-    public var problems: [HTTPStubberError] {
-        list.problems
     }
 
     /// `POST requests where URL is ... and body is JSON ...`.
