@@ -8,7 +8,7 @@
 /// HTTPStubber.shared.add(ignoreURL: "http://www.apple.com", options: [.ignorePath, .ignoreQueryParameters])
 /// HTTPStubber.shared.add(ignoreRule: try HTTPStubIgnoreRule().match(urlRegex: "^https://telemetry\\."))
 /// ```
-public final class HTTPStubIgnoreRule: HTTPMatcherGroup, CustomStringConvertible {
+public final class HTTPStubIgnoreRule: HTTPMatcherGroup, @unchecked Sendable, CustomStringConvertible {
     /// Creates a rule with no matchers (it matches every request until you add some).
     override public init() {}
 

@@ -8,7 +8,7 @@
 ///     .match(header: .contentType, value: "application/json")
 /// try stubber.verify(login, called: .once)
 /// ```
-public final class HTTPRequestPattern: HTTPMatcherGroup, CustomStringConvertible {
+public final class HTTPRequestPattern: HTTPMatcherGroup, @unchecked Sendable, CustomStringConvertible {
     /// The method requests must have, or `nil` for any.
     public let method: HTTPMethod?
 
