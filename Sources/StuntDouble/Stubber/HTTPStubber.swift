@@ -175,7 +175,7 @@ public final class HTTPStubber: Sendable {
     ///
     /// The scheme counts unless the options say otherwise: `http://www.apple.com` does not cover
     /// `https://www.apple.com`; add `.ignoreScheme` for both. A URL that is not usable makes a rule that
-    /// never matches; unmatched-request reports name it (see ``HTTPStubIgnoreRule/problems``).
+    /// never matches; unmatched-request reports name it (see ``HTTPMatcherGroup/problems``).
     /// - Parameters:
     ///   - url: The URL, as for ``HTTPStubURLMatcher``.
     ///   - options: The parts of the URL to ignore, such as `[.ignorePath, .ignoreQueryParameters]`.
