@@ -135,6 +135,11 @@ struct ExchangeTimeline {
         entries.append(Entry(time: time, step: step))
     }
 
+    /// The error a `.timeOut` step fails with, as URLSession reports a request that timed out.
+    static func timedOut(_ url: URL?) -> URLError {
+        URLError(.timedOut, userInfo: Redirect.failingURLInfo(url, "The request timed out."))
+    }
+
     // MARK: - Performing
 
     /// The steps still to perform, in order of time.

@@ -120,12 +120,8 @@ extension ResponsePlayer {
         case .fail(let error):
             perform(.fail(error))
         case .timeOut:
-            perform(.fail(timeoutError()))
+            perform(.fail(ExchangeTimeline.timedOut(currentURL)))
         }
-    }
-
-    func timeoutError() -> URLError {
-        URLError(.timedOut, userInfo: Redirect.failingURLInfo(currentURL, "The request timed out."))
     }
 
     // MARK: - Running the timeline

@@ -154,9 +154,7 @@ extension HTTPStubSession {
             case .fail(let error):
                 return played(.failure(error, absence: nil))
             case .timeOut:
-                let error = URLError(
-                    .timedOut, userInfo: Redirect.failingURLInfo(request.url, "The request timed out."))
-                return played(.failure(error, absence: nil))
+                return played(.failure(ExchangeTimeline.timedOut(request.url), absence: nil))
             }
         }
         return played(.failure(URLError(.unknown), absence: nil))

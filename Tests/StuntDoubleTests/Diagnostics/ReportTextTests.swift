@@ -10,14 +10,14 @@ import Testing
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
         var row = Array(0...right.count)
-        for i in 1...max(1, left.count) where !left.isEmpty {
-            var next = [i] + Array(repeating: 0, count: right.count)
-            for j in stride(from: 1, through: right.count, by: 1) {
-                next[j] = min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (left[i - 1] == right[j - 1] ? 0 : 1))
+        for (i, leftByte) in left.enumerated() {
+            var next = [i + 1]
+            for (j, rightByte) in right.enumerated() {
+                next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (leftByte == rightByte ? 0 : 1)))
             }
             row = next
         }
-        return left.isEmpty ? right.count : row[right.count]
+        return row[right.count]
     }
 
     @Test(arguments: [
