@@ -5,8 +5,9 @@ import FoundationNetworking
 #endif
 
 /// What happens when in one exchange: a stubber's decision turned into steps at times, with the timeout rule
-/// applied in this one place. The URLProtocol player (`ResponsePlayer`) and `HTTPStubSession` both build their
-/// exchanges here and only perform the steps, each on its own clock (Dispatch timers, `Task.sleep`).
+/// applied in this one place. The URLProtocol player (`ResponsePlayer`) and `HTTPStubSession` build their
+/// exchanges here and only perform the steps, each on its own clock (Dispatch timers, `Task.sleep`); the stub
+/// server plays a stub's response by its ``ResponseSteps``, the final part of every timeline.
 ///
 /// Pure: no clock, no I/O, no locks. Times are seconds after the exchange began. Steps that wait on something
 /// outside the timeline (a relay, a delegate's answer, a streamed body) are followed by a `.timeOut` step at the
@@ -40,19 +41,32 @@ struct ExchangeTimeline {
 
     /// The longest wait, in seconds, between two events (the request, a response head, a chunk).
     let timeout: Double
-    /// The steps scheduled, in order of time; those before `position` are done.
+    /// The steps scheduled before the final response (relays, redirects, waits, failures), in order of time;
+    /// those before `position` are done.
     private var entries: [Entry] = []
     private var position = 0
-    /// When the last event happens, for the timeout.
-    private(set) var lastEvent = 0.0
-    /// Whether the timeline ends in a time-out (nothing after it is scheduled).
-    private(set) var hasTimedOut = false
+    /// The final response's steps, worked out one at a time after `entries` (no list of them is built).
+    private var responseSteps: ResponseSteps?
+    /// When the last event scheduled before the final response happens, for the timeout.
+    private var eventBeforeResponse = 0.0
+    /// Whether a step scheduled before the final response is a time-out (nothing after it is scheduled).
+    private var timedOutBeforeResponse = false
     /// The plan whose response the `.head`, `.chunk` and `.finish` steps deliver: the final one, once known.
     /// (Held here once rather than in each step: a plan is copied with every step that holds it.)
     private(set) var response: HTTPResponsePlan?
 
     init(timeout: Double) {
         self.timeout = timeout
+    }
+
+    /// When the last event happens, for the timeout.
+    var lastEvent: Double {
+        responseSteps?.lastEvent.seconds ?? eventBeforeResponse
+    }
+
+    /// Whether the timeline ends in a time-out (nothing after it is scheduled).
+    var hasTimedOut: Bool {
+        timedOutBeforeResponse || responseSteps?.timesOut == true
     }
 
     // MARK: - Scheduling
@@ -91,16 +105,14 @@ struct ExchangeTimeline {
     }
 
     /// Schedules a plan's response as the final one, for a request made at `offset`: the head at the response
-    /// deadline, each chunk at its own, then the end (or the plan's error at the response deadline).
+    /// deadline, each chunk at its own, then the end (or the plan's error at the response deadline). Nothing is
+    /// scheduled after it.
     mutating func scheduleResponse(_ plan: HTTPResponsePlan, at offset: Double) {
+        guard responseSteps == nil, !timedOutBeforeResponse else { return }
         response = plan
-        entries.reserveCapacity(entries.count + plan.chunks.count + 2)
-        add(offset + plan.responseDeadline.seconds, isEvent: true, .head)
-        guard plan.response != nil else { return }
-        for (index, chunk) in plan.chunks.enumerated() {
-            add(offset + chunk.deadline.seconds, isEvent: true, .chunk(index: index))
-        }
-        add(offset + plan.completionDeadline.seconds, isEvent: false, .finish)
+        responseSteps = ResponseSteps(
+            plan, at: .seconds(offset), timeout: timeout.isFinite ? .seconds(timeout) : nil,
+            lastEvent: .seconds(eventBeforeResponse))
     }
 
     /// Waits for something outside the timeline (a delegate's answer, a request body) that began at `time`:
@@ -112,7 +124,7 @@ struct ExchangeTimeline {
     /// The wait is over at `time`, an event: what was pending (its time-out) is dropped; schedule what follows.
     mutating func resume(at time: Double) {
         clear()
-        lastEvent = time
+        eventBeforeResponse = time
     }
 
     /// Fails the exchange at `time`, whatever the timeout.
@@ -120,17 +132,17 @@ struct ExchangeTimeline {
         entries.append(Entry(time: time, step: .fail(error)))
     }
 
-    /// Adds a step; an event (`isEvent`) later than the timeout allows after the previous event becomes a
-    /// time-out at that limit, and ends the timeline.
+    /// Adds a step before the final response; an event (`isEvent`) later than the timeout allows after the
+    /// previous event becomes a time-out at that limit, and ends the timeline.
     private mutating func add(_ time: Double, isEvent: Bool, _ step: Step) {
-        guard !hasTimedOut else { return }
+        guard responseSteps == nil, !timedOutBeforeResponse else { return }
         if isEvent {
-            if time - lastEvent > timeout {
-                hasTimedOut = true
-                entries.append(Entry(time: lastEvent + timeout, step: .timeOut))
+            if time - eventBeforeResponse > timeout {
+                timedOutBeforeResponse = true
+                entries.append(Entry(time: eventBeforeResponse + timeout, step: .timeOut))
                 return
             }
-            lastEvent = max(lastEvent, time)
+            eventBeforeResponse = max(eventBeforeResponse, time)
         }
         entries.append(Entry(time: time, step: step))
     }
@@ -143,21 +155,47 @@ struct ExchangeTimeline {
     // MARK: - Performing
 
     /// The steps still to perform, in order of time.
-    var pending: ArraySlice<Entry> { entries[position...] }
+    var pending: [Entry] {
+        var rest = self
+        var steps: [Entry] = []
+        while let entry = rest.removeNext() { steps.append(entry) }
+        return steps
+    }
 
     /// The next step, without removing it.
-    var next: Entry? { position < entries.count ? entries[position] : nil }
+    var next: Entry? {
+        if position < entries.count { return entries[position] }
+        return responseSteps?.next.map { Entry(time: $0.time.seconds, step: Step($0.step)) }
+    }
 
     /// Removes and returns the next step.
     mutating func removeNext() -> Entry? {
-        guard position < entries.count else { return nil }
-        position += 1
-        return entries[position - 1]
+        if position < entries.count {
+            position += 1
+            return entries[position - 1]
+        }
+        return responseSteps?.removeNext().map { Entry(time: $0.time.seconds, step: Step($0.step)) }
     }
 
     /// Drops every step still to perform (the exchange ended, or a wait did).
     mutating func clear() {
         entries = []
         position = 0
+        if let responseSteps {
+            eventBeforeResponse = responseSteps.lastEvent.seconds
+            self.responseSteps = nil
+        }
+    }
+}
+
+extension ExchangeTimeline.Step {
+    /// A response's step as a step of the exchange.
+    init(_ step: ResponseSteps.Step) {
+        switch step {
+        case .head: self = .head
+        case .chunk(let index): self = .chunk(index: index)
+        case .finish: self = .finish
+        case .timeOut: self = .timeOut
+        }
     }
 }

@@ -171,6 +171,9 @@ public struct HTTPResponsePlan: Sendable {
         chunks.last?.deadline ?? responseDeadline
     }
 
+    /// Whether the plan fails instead of responding (without copying its response or error out).
+    var fails: Bool { parts.fails }
+
     /// The response, or `nil` for a failure.
     public var response: Response? {
         if case .respond(let response) = action { response } else { nil }
@@ -224,6 +227,8 @@ extension HTTPResponsePlan {
         let absence: Absence?
         let fault: HTTPStubFault?
         let proxy: HTTPStubProxy?
+        /// Whether ``action`` fails: known without copying the action out.
+        let fails: Bool
         /// What a delivery path derived from the response for a stub, kept for the next request it answers (see
         /// `HTTPResponsePlan.derived(_:)`).
         let derived = Locked<(stub: UInt64, value: any AnyObject & Sendable)?>(nil)
@@ -238,6 +243,7 @@ extension HTTPResponsePlan {
             self.absence = absence
             self.fault = fault
             self.proxy = proxy
+            fails = if case .fail = action { true } else { false }
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid

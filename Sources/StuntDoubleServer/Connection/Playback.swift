@@ -3,16 +3,16 @@ import NIOCore
 import NIOHTTP1
 import StuntDouble
 
-/// One response being written to a connection: its head, its body's chunks with their deadlines, and how far
-/// writing has got. Lives on the connection's event loop.
+/// One response being written to a connection: its head, its body, what is due when (a stub's `ResponseSteps`),
+/// and how far writing has got. Lives on the connection's event loop.
 final class Playback {
     enum Kind {
         /// A response.
         case response
-        /// A stub's error: the connection closes without a response at the deadline.
-        case failure(any Error, NIODeadline)
-        /// A stub's fault, committed on the wire at the deadline; the error is what in-process clients get.
-        case fault(HTTPStubFault, any Error, NIODeadline)
+        /// A stub's error: the connection closes without a response when the head is due.
+        case failure(any Error)
+        /// A stub's fault, committed on the wire when the head is due; the error is what in-process clients get.
+        case fault(HTTPStubFault, any Error)
     }
 
     let requestHead: HTTPRequestHead
@@ -24,14 +24,14 @@ final class Playback {
     private(set) var kind = Kind.response
     /// The response's head as bytes, once known (a proxied response's comes from the upstream).
     private(set) var head: ByteBuffer?
-    private(set) var headDeadline: NIODeadline
+    /// What is due when, after `receivedAt`: the head, each chunk of the body, the end. A stub's are
+    /// its plan's (moved by the admin API's global `fixedDelay`); the server's own answers are due at once.
+    var steps = ResponseSteps(headAt: .zero, chunks: [])
     /// Whether the body goes out in chunks (`Transfer-Encoding: chunked`).
     private(set) var chunked = false
     /// Whether the response has a body on the wire: not for `HEAD`, nor for 1xx, 204 and 304.
     private(set) var sendsBody = true
-    /// The body's chunks, due at their deadlines (after `receivedAt`, moved by `shift`): a stub's plan's own.
-    private(set) var chunks: [HTTPResponsePlan.Chunk] = []
-    /// The body the chunks are ranges of: a stub's is shared by every response it plays, never copied.
+    /// The body the chunks of `steps` are ranges of: a stub's is shared by every response it plays, never copied.
     private(set) var body = ByteBuffer()
     private(set) var keepAlive = true
     /// The status sent, or `nil` when no response is sent.
@@ -55,8 +55,7 @@ final class Playback {
     /// Whether every chunk is known (a proxied response's body keeps coming until the upstream ends it).
     private(set) var bodyComplete = true
     var headWritten = false
-    var nextChunk = 0
-    /// How much of the chunk at `nextChunk` has been written (a large chunk goes out in pieces).
+    /// How much of the chunk due next has been written (a large chunk goes out in pieces).
     var chunkOffset = 0
     var bytesWritten = 0
     /// A proxied body's parts, as the upstream sent them, waiting for the socket.
@@ -69,15 +68,11 @@ final class Playback {
     var isFinished = false
     var timer: Scheduled<Void>?
 
-    /// Added to every deadline of a stub's plan (the admin API's global `fixedDelay`).
-    private var shift = Duration.zero
-
     init(requestHead: HTTPRequestHead, entry: Int, receivedAt: NIODeadline, received: ContinuousClock.Instant) {
         self.requestHead = requestHead
         self.entry = entry
         self.receivedAt = receivedAt
         self.received = received
-        headDeadline = receivedAt
     }
 
     /// The playback of an admin call's answer, which is not journaled.
@@ -86,7 +81,6 @@ final class Playback {
         entry = nil
         receivedAt = .now()
         received = .now
-        headDeadline = receivedAt
     }
 
     func cancel() {
@@ -94,8 +88,9 @@ final class Playback {
         timer = nil
     }
 
-    func deadline(_ offset: Duration) -> NIODeadline {
-        let (seconds, attoseconds) = (offset + shift).components
+    /// The moment `time` after the request was received (a time of `steps`).
+    func deadline(_ time: Duration) -> NIODeadline {
+        let (seconds, attoseconds) = time.components
         return receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
@@ -146,15 +141,16 @@ final class Playback {
 
     /// Prepares a stub's plan.
     func prepare(_ plan: HTTPResponsePlan, core: ServerCore) {
-        shift = core.globalDelay.withLockedValue { $0 }
+        let shift = core.globalDelay.withLockedValue { $0 }
         answer = .stub(plan.stub, note: nil)
         switch plan.action {
         case .fail(let error):
+            steps = ResponseSteps(plan, at: shift)
             if let fault = plan.fault {
-                kind = .fault(fault, error, deadline(plan.responseDeadline))
+                kind = .fault(fault, error)
                 answer = .stub(plan.stub, note: ": fault \(fault)")
             } else {
-                kind = .failure(error, deadline(plan.responseDeadline))
+                kind = .failure(error)
                 answer = .stub(plan.stub, note: ": error \(error), so the connection closes without a response")
             }
         case .respond(let response):
@@ -180,8 +176,7 @@ final class Playback {
             } else {
                 setHead(status: head.status, headers: head.headers, closes: head.closes)
             }
-            headDeadline = deadline(plan.responseDeadline)
-            chunks = sendsBody ? plan.chunks : []
+            steps = ResponseSteps(plan, at: shift, body: sendsBody)
         }
     }
 
@@ -192,7 +187,7 @@ final class Playback {
         headReady = false
         bodyComplete = false
         body = ByteBuffer()
-        chunks = []
+        steps = ResponseSteps(headAt: .zero, chunks: [])
         let flow = UpstreamFlow()
         upstreamFlow = flow
         return flow
@@ -201,7 +196,6 @@ final class Playback {
     /// The upstream's head arrived.
     func receiveUpstreamHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders) {
         setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
-        headDeadline = .now()
         headReady = true
     }
 
@@ -240,10 +234,9 @@ final class Playback {
         for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
         self.body = ByteBuffer(bytes: body)
         headers.add(name: "Content-Length", value: String(body.count))
-        shift = .zero
         setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
-        headDeadline = receivedAt
-        chunks = sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : []
+        steps = ResponseSteps(
+            headAt: .zero, chunks: sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : [])
     }
 
     /// Sets the head for the request's version and connection: framed (`ResponseWire.frame`), with

@@ -45,11 +45,10 @@ extension StubRequestHandler {
         }
         let playback = Playback(requestHead: head, entry: entry, receivedAt: receivedAt, received: received)
         if let plan = decision.plan, let stubProxy = plan.proxy {
-            // A proxying stub: forwarded once its delay has passed.
+            // A proxying stub: forwarded when its head is due (after its delay and the global one).
             self.playback = playback
-            let delay = plan.responseDeadline + core.globalDelay.withLockedValue { $0 }
-            let (seconds, attoseconds) = delay.components
-            let start = receivedAt + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
+            let start = playback.deadline(due)
             playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
                 proxy(
                     head, body: body, request: request, via: stubProxy, playback: playback, recording: nil,

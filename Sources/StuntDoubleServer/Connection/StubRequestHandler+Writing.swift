@@ -12,71 +12,38 @@ extension StubRequestHandler {
     /// How much of an upstream's body may wait for a slow client before the upstream is read no further.
     static let upstreamBacklog = 256 << 10
 
-    /// Writes whatever of the response is due, then waits for the next deadline or for the socket to take
-    /// more (backpressure).
+    /// Writes whatever of the response is due, taking the steps of its `ResponseSteps` in order, then waits for
+    /// the next step's time or for the socket to take more (backpressure).
     func advance(context: ChannelHandlerContext) {
         guard let playback else { return }
-        let now = NIODeadline.now()
-        if case .failure(let error, let deadline) = playback.kind {
-            if now < deadline {
-                playback.timer = schedule(at: deadline, context: context)
-                return
-            }
-            // What a client sees of a network error: the connection ends without a response.
-            finish(playback, error: error)
-            self.playback = nil
-            close(context: context)
-            return
-        }
-        if case .fault(let fault, let error, let deadline) = playback.kind {
-            if now < deadline {
-                playback.timer = schedule(at: deadline, context: context)
-                return
-            }
-            finish(playback, error: error)
-            self.playback = nil
-            commit(fault, context: context)
-            return
-        }
         // Each write waits until the next is known, so that the response's last write carries the promise
         // that says it has gone out.
         var output = Output(context: context)
-        if !playback.headWritten {
-            // A proxied response's head comes when the upstream answers.
-            guard playback.headReady, let head = playback.head else { return }
-            if now < playback.headDeadline {
-                playback.timer = schedule(at: playback.headDeadline, context: context)
-                return
-            }
-            output.write(head)
-            playback.headWritten = true
-        }
-        while playback.nextChunk < playback.chunks.count {
-            let chunk = playback.chunks[playback.nextChunk]
-            if playback.chunkOffset == 0, chunk.deadline > .zero, now < playback.deadline(chunk.deadline) {
-                output.flush()
-                playback.timer = schedule(at: playback.deadline(chunk.deadline), context: context)
-                return
-            }
-            if !context.channel.isWritable {
-                output.flush()
-                playback.isWaitingForWritability = true
-                return
-            }
-            let start = chunk.range.lowerBound + playback.chunkOffset
-            let end = min(chunk.range.upperBound, start + Self.writeSize)
-            if end > start {
-                output.writeBody(
-                    playback.body.getSlice(at: playback.body.readerIndex + start, length: end - start)!,
-                    chunked: playback.chunked)
-            }
-            playback.bytesWritten += end - start
-            if end == chunk.range.upperBound {
-                playback.nextChunk += 1
-                playback.chunkOffset = 0
+        // The steps are taken in place (one exclusivity check, no copy); what follows, which may call back
+        // into this handler, comes after.
+        switch takeDueSteps(&playback.steps, of: playback, output: &output, context: context) {
+        case .due(let deadline):
+            output.flush()
+            playback.timer = schedule(at: deadline, context: context)
+            return
+        case .blocked:
+            output.flush()
+            playback.isWaitingForWritability = true
+            return
+        case .waitingForHead:
+            return
+        case .fails(let error, let fault):
+            finish(playback, error: error)
+            self.playback = nil
+            if let fault {
+                commit(fault, context: context)
             } else {
-                playback.chunkOffset = end - chunk.range.lowerBound
+                // What a client sees of a network error: the connection ends without a response.
+                close(context: context)
             }
+            return
+        case .atEnd:
+            break
         }
         while let part = playback.upstreamParts.first {
             if !context.channel.isWritable {
@@ -120,6 +87,66 @@ extension StubRequestHandler {
             }
         }
         if staysOpen { readPending(context: context) }
+    }
+
+    /// Where taking a response's due steps stopped.
+    private enum Progress {
+        /// The next step is due at this later moment.
+        case due(NIODeadline)
+        /// The socket must take more first.
+        case blocked
+        /// The head waits for the upstream's (a proxied response).
+        case waitingForHead
+        /// The stub fails when its head is due: the connection breaks (a fault) or closes without a response.
+        case fails(any Error, HTTPStubFault?)
+        /// Every step before the end has been taken.
+        case atEnd
+    }
+
+    /// Takes every step of a response that is due: writes its head, then its body's chunks as the socket takes
+    /// them.
+    private func takeDueSteps(
+        _ steps: inout ResponseSteps, of playback: Playback, output: inout Output, context: ChannelHandlerContext
+    ) -> Progress {
+        let now = NIODeadline.now()
+        while let (time, step) = steps.next {
+            if time > .zero, case let deadline = playback.deadline(time), now < deadline {
+                return .due(deadline)
+            }
+            switch step {
+            case .head:
+                switch playback.kind {
+                case .response: break
+                case .failure(let error): return .fails(error, nil)
+                case .fault(let fault, let error): return .fails(error, fault)
+                }
+                guard playback.headReady, let head = playback.head else { return .waitingForHead }
+                output.write(head)
+                playback.headWritten = true
+            case .chunk(let index):
+                if !context.channel.isWritable { return .blocked }
+                let chunk = steps.chunks[index]
+                let start = chunk.range.lowerBound + playback.chunkOffset
+                let end = min(chunk.range.upperBound, start + Self.writeSize)
+                if end > start {
+                    output.writeBody(
+                        playback.body.getSlice(at: playback.body.readerIndex + start, length: end - start)!,
+                        chunked: playback.chunked)
+                }
+                playback.bytesWritten += end - start
+                guard end == chunk.range.upperBound else {
+                    // The rest of the chunk goes out as the socket takes it.
+                    playback.chunkOffset = end - chunk.range.lowerBound
+                    continue
+                }
+                playback.chunkOffset = 0
+            case .finish, .timeOut:
+                // The end comes once a proxied body's parts are written too (the server has no timeout).
+                return .atEnd
+            }
+            steps.removeNext()
+        }
+        return .atEnd
     }
 
     /// The writes of one `advance`: each is held until the next comes, so that the last can carry a promise.

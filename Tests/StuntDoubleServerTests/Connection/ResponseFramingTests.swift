@@ -21,6 +21,12 @@ import Testing
                     $0.headers[.transferEncoding] = "chunked"
                 })
         }
+        // A body that takes 30 seconds to send.
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/paced").stub(for: .head) {
+                $0.body = Data(count: 300_000)
+                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 10_000))
+            })
         // A body and a length that a 204 may not have.
         stubber.add(
             stub: HTTPStubRequest().match(URI: "/none").stub(for: .get) {
@@ -63,6 +69,21 @@ import Testing
             // No chunk, not even the last one, between the HEAD's head and the next response.
             #expect(rest.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(!text.contains("chunked!") && !text.contains("0\r\n\r\n"))
+            await connection.close()
+        }
+    }
+
+    @Test func aResponseToHEADDoesNotWaitForItsBodysPace() async throws {
+        try await withStubServer(stubber: stubber()) { baseURL in
+            let connection = try await RawConnection.connect(to: baseURL)
+            try await connection.send("HEAD /paced HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            // The body would take 30 seconds: the head alone, then the next answer, come well before.
+            #expect(
+                try await connection.read(timeout: .seconds(15)) {
+                    String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\nA")
+                })
+            let (head, _) = try #require(Self.split(String(decoding: connection.received, as: UTF8.self)))
+            #expect(head.lowercased().contains("content-length: 300000"), "the head says what GET would get")
             await connection.close()
         }
     }

@@ -1,0 +1,112 @@
+/// The steps of one response: its head at the response deadline, each chunk of its body at its own deadline,
+/// then its end, all moved by the offset at which the request was made; a plan that fails has its head step
+/// alone (its error is due then). An event (the head, a chunk) later than the timeout allows after the one
+/// before becomes a time-out at that limit, and nothing follows it.
+///
+/// The steps are worked out from the plan one at a time as they are taken, so that playing a response builds
+/// no list and copies no plan: the final response of every ``ExchangeTimeline`` is these steps, and the stub
+/// server, which has no timeout, plays a stub's response by them directly. Times are `Duration`s, as the plan's
+/// deadlines are (no conversion on the server's path). Pure, like the timeline.
+package struct ResponseSteps: Sendable {
+    /// One thing to do.
+    package enum Step: Equatable, Sendable {
+        /// The head is due, or the plan's error when it fails.
+        case head
+        /// The chunk at this index of ``chunks`` is due.
+        case chunk(Int)
+        /// The whole response has been delivered.
+        case finish
+        /// Nothing happened for longer than the timeout.
+        case timeOut
+    }
+
+    /// The body's chunks, with their deadlines (before the offset): the plan's own array, not a copy.
+    package let chunks: [HTTPResponsePlan.Chunk]
+    /// When the request was made; every deadline is moved by it.
+    private let offset: Duration
+    /// When the head is due.
+    private let headTime: Duration
+    /// Whether the plan fails at its head (nothing follows).
+    private let fails: Bool
+    /// The longest wait between two events, or `nil` for none.
+    private let timeout: Duration?
+    /// When the last event taken happened (or, before any, the last one before the response).
+    private(set) var lastEvent: Duration
+    /// Which step `next` is: 0 the head, 1 to `chunks.count` the chunks, then the end.
+    private var index = 0
+    /// The next step and its time, without taking it; `nil` once the last has been taken. Worked out when the
+    /// step before is taken, so that looking at it costs nothing.
+    package private(set) var next: (time: Duration, step: Step)?
+
+    /// The steps of a plan's response for a request made at `offset`.
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - offset: When the request was made; each of the plan's deadlines is moved by it.
+    ///   - timeout: The longest wait between two events, or `nil` for none.
+    ///   - lastEvent: When the last event before the response happened.
+    ///   - body: Whether the body is delivered (not in answer to `HEAD`, nor for a status without a body):
+    ///     without it, the end comes with the head.
+    package init(
+        _ plan: HTTPResponsePlan, at offset: Duration, timeout: Duration? = nil, lastEvent: Duration = .zero,
+        body: Bool = true
+    ) {
+        chunks = body ? plan.chunks : []
+        self.offset = offset
+        headTime = offset + plan.responseDeadline
+        fails = plan.fails
+        self.timeout = timeout
+        self.lastEvent = lastEvent
+        next = checked(headTime, .head)
+    }
+
+    /// The steps of a response whose head is due at `offset` and whose body is `chunks`, with no timeout (the
+    /// stub server's own answers: an admin call's, an unmatched request's report).
+    package init(headAt offset: Duration, chunks: [HTTPResponsePlan.Chunk]) {
+        self.chunks = chunks
+        self.offset = offset
+        headTime = offset
+        fails = false
+        timeout = nil
+        lastEvent = .zero
+        next = (offset, .head)
+    }
+
+    /// Takes the next step: returns it, and works out the one after.
+    @discardableResult
+    package mutating func removeNext() -> (time: Duration, step: Step)? {
+        guard let taken = next else { return nil }
+        switch taken.step {
+        case .head where fails, .finish, .timeOut:
+            next = nil
+            return taken
+        case .head, .chunk:
+            if timeout != nil, taken.time > lastEvent { lastEvent = taken.time }
+        }
+        index += 1
+        if index <= chunks.count {
+            next = checked(offset + chunks[index - 1].deadline, .chunk(index - 1))
+        } else {
+            // Not an event: the end comes with the last chunk (or the head).
+            next = (chunks.last.map { offset + $0.deadline } ?? headTime, .finish)
+        }
+        return taken
+    }
+
+    /// An event at `time`, or the time-out that comes first.
+    private func checked(_ time: Duration, _ step: Step) -> (time: Duration, step: Step) {
+        if let timeout, time - lastEvent > timeout {
+            return (lastEvent + timeout, .timeOut)
+        }
+        return (time, step)
+    }
+
+    /// Whether the steps still to take end in a time-out.
+    var timesOut: Bool {
+        guard timeout != nil else { return false }
+        var rest = self
+        while let step = rest.removeNext() {
+            if step.step == .timeOut { return true }
+        }
+        return false
+    }
+}
