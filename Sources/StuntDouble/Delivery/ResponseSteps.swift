@@ -20,6 +20,20 @@ package struct ResponseSteps: Sendable {
         case timeOut
     }
 
+    /// A step and its time. (A struct rather than a tuple: copying a tuple of these asks the runtime for its
+    /// type at each copy.)
+    package struct Entry: Sendable {
+        /// When the step is due, after the start of the exchange.
+        package let time: Duration
+        /// What to do.
+        package let step: Step
+
+        init(_ time: Duration, _ step: Step) {
+            self.time = time
+            self.step = step
+        }
+    }
+
     /// The body's chunks, with their deadlines (before the offset): the plan's own array, not a copy.
     package let chunks: [HTTPResponsePlan.Chunk]
     /// When the request was made; every deadline is moved by it.
@@ -32,11 +46,14 @@ package struct ResponseSteps: Sendable {
     private let timeout: Duration?
     /// When the last event taken happened (or, before any, the last one before the response).
     private(set) var lastEvent: Duration
+    /// Whether every step is due at the start (no delay, no paced body, no offset, no timeout), as most are: no
+    /// time needs working out, nor comparing with a clock.
+    package let isImmediate: Bool
     /// Which step `next` is: 0 the head, 1 to `chunks.count` the chunks, then the end.
     private var index = 0
     /// The next step and its time, without taking it; `nil` once the last has been taken. Worked out when the
     /// step before is taken, so that looking at it costs nothing.
-    package private(set) var next: (time: Duration, step: Step)?
+    package private(set) var next: Entry?
 
     /// The steps of a plan's response for a request made at `offset`.
     /// - Parameters:
@@ -52,28 +69,30 @@ package struct ResponseSteps: Sendable {
     ) {
         chunks = body ? plan.chunks : []
         self.offset = offset
-        headTime = offset + plan.responseDeadline
         fails = plan.fails
         self.timeout = timeout
         self.lastEvent = lastEvent
+        isImmediate = timeout == nil && plan.isImmediate && offset == .zero
+        headTime = isImmediate ? .zero : offset + plan.responseDeadline
         next = checked(headTime, .head)
     }
 
-    /// The steps of a response whose head is due at `offset` and whose body is `chunks`, with no timeout (the
-    /// stub server's own answers: an admin call's, an unmatched request's report).
-    package init(headAt offset: Duration, chunks: [HTTPResponsePlan.Chunk]) {
+    /// The steps of a response due whole at once, whose body is `chunks` (their deadlines aside), with no
+    /// timeout: the stub server's own answers (an admin call's, an unmatched request's report).
+    package init(atOnce chunks: [HTTPResponsePlan.Chunk]) {
         self.chunks = chunks
-        self.offset = offset
-        headTime = offset
+        offset = .zero
+        headTime = .zero
         fails = false
         timeout = nil
         lastEvent = .zero
-        next = (offset, .head)
+        isImmediate = true
+        next = Entry(.zero, .head)
     }
 
     /// Takes the next step: returns it, and works out the one after.
     @discardableResult
-    package mutating func removeNext() -> (time: Duration, step: Step)? {
+    package mutating func removeNext() -> Entry? {
         guard let taken = next else { return nil }
         switch taken.step {
         case .head where fails, .finish, .timeOut:
@@ -83,21 +102,23 @@ package struct ResponseSteps: Sendable {
             if timeout != nil, taken.time > lastEvent { lastEvent = taken.time }
         }
         index += 1
-        if index <= chunks.count {
+        if isImmediate {
+            next = Entry(.zero, index <= chunks.count ? .chunk(index - 1) : .finish)
+        } else if index <= chunks.count {
             next = checked(offset + chunks[index - 1].deadline, .chunk(index - 1))
         } else {
             // Not an event: the end comes with the last chunk (or the head).
-            next = (chunks.last.map { offset + $0.deadline } ?? headTime, .finish)
+            next = Entry(chunks.last.map { offset + $0.deadline } ?? headTime, .finish)
         }
         return taken
     }
 
     /// An event at `time`, or the time-out that comes first.
-    private func checked(_ time: Duration, _ step: Step) -> (time: Duration, step: Step) {
+    private func checked(_ time: Duration, _ step: Step) -> Entry {
         if let timeout, time - lastEvent > timeout {
-            return (lastEvent + timeout, .timeOut)
+            return Entry(lastEvent + timeout, .timeOut)
         }
-        return (time, step)
+        return Entry(time, step)
     }
 
     /// Whether the steps still to take end in a time-out.

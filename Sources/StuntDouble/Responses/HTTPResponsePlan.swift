@@ -174,6 +174,9 @@ public struct HTTPResponsePlan: Sendable {
     /// Whether the plan fails instead of responding (without copying its response or error out).
     var fails: Bool { parts.fails }
 
+    /// Whether everything is due at once, when the request is received: no delay, no paced body.
+    var isImmediate: Bool { parts.isImmediate }
+
     /// The response, or `nil` for a failure.
     public var response: Response? {
         if case .respond(let response) = action { response } else { nil }
@@ -229,6 +232,8 @@ extension HTTPResponsePlan {
         let proxy: HTTPStubProxy?
         /// Whether ``action`` fails: known without copying the action out.
         let fails: Bool
+        /// Whether everything is due at once: no delay, no paced body.
+        let isImmediate: Bool
         /// What a delivery path derived from the response for a stub, kept for the next request it answers (see
         /// `HTTPResponsePlan.derived(_:)`).
         let derived = Locked<(stub: UInt64, value: any AnyObject & Sendable)?>(nil)
@@ -244,6 +249,7 @@ extension HTTPResponsePlan {
             self.fault = fault
             self.proxy = proxy
             fails = if case .fail = action { true } else { false }
+            isImmediate = responseDeadline == .zero && (chunks.last?.deadline ?? .zero) == .zero
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid

@@ -24,9 +24,9 @@ final class Playback {
     private(set) var kind = Kind.response
     /// The response's head as bytes, once known (a proxied response's comes from the upstream).
     private(set) var head: ByteBuffer?
-    /// What is due when, after `receivedAt`: the head, each chunk of the body, the end. A stub's are
-    /// its plan's (moved by the admin API's global `fixedDelay`); the server's own answers are due at once.
-    var steps = ResponseSteps(headAt: .zero, chunks: [])
+    /// What is due when, after `receivedAt`: the head, each chunk of the body, the end. A stub's are its plan's
+    /// (moved by the admin API's global `fixedDelay`); the server's own answers are due at once.
+    var steps = ResponseSteps(atOnce: [])
     /// Whether the body goes out in chunks (`Transfer-Encoding: chunked`).
     private(set) var chunked = false
     /// Whether the response has a body on the wire: not for `HEAD`, nor for 1xx, 204 and 304.
@@ -187,7 +187,7 @@ final class Playback {
         headReady = false
         bodyComplete = false
         body = ByteBuffer()
-        steps = ResponseSteps(headAt: .zero, chunks: [])
+        steps = ResponseSteps(atOnce: [])
         let flow = UpstreamFlow()
         upstreamFlow = flow
         return flow
@@ -235,8 +235,7 @@ final class Playback {
         self.body = ByteBuffer(bytes: body)
         headers.add(name: "Content-Length", value: String(body.count))
         setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
-        steps = ResponseSteps(
-            headAt: .zero, chunks: sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : [])
+        steps = ResponseSteps(atOnce: sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : [])
     }
 
     /// Sets the head for the request's version and connection: framed (`ResponseWire.frame`), with

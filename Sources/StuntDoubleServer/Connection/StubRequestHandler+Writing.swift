@@ -109,11 +109,11 @@ extension StubRequestHandler {
         _ steps: inout ResponseSteps, of playback: Playback, output: inout Output, context: ChannelHandlerContext
     ) -> Progress {
         let now = NIODeadline.now()
-        while let (time, step) = steps.next {
-            if time > .zero, case let deadline = playback.deadline(time), now < deadline {
+        while let next = steps.next {
+            if !steps.isImmediate, case let deadline = playback.deadline(next.time), now < deadline {
                 return .due(deadline)
             }
-            switch step {
+            switch next.step {
             case .head:
                 switch playback.kind {
                 case .response: break

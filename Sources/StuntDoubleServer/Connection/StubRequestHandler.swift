@@ -229,7 +229,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             switch state {
             case .receiving(let head):
                 state = .responding
-                let received = body ?? context.channel.allocator.buffer(capacity: 0)
+                let received = body ?? ByteBuffer()
                 body = nil
                 respond(to: head, body: received, context: context)
             case .rejecting:

@@ -24,9 +24,9 @@ import FoundationNetworking
     }
 
     /// Takes every step, in order.
-    private func taken(_ steps: ResponseSteps) -> [(time: Duration, step: ResponseSteps.Step)] {
+    private func taken(_ steps: ResponseSteps) -> [ResponseSteps.Entry] {
         var steps = steps
-        var taken: [(time: Duration, step: ResponseSteps.Step)] = []
+        var taken: [ResponseSteps.Entry] = []
         while let step = steps.removeNext() { taken.append(step) }
         return taken
     }
@@ -69,10 +69,23 @@ import FoundationNetworking
     }
 
     @Test func theServersOwnAnswerIsDueAtOnce() {
-        let chunk = HTTPResponsePlan.Chunk(range: 0..<10, deadline: .zero)
-        let steps = taken(ResponseSteps(headAt: .zero, chunks: [chunk]))
+        let chunk = HTTPResponsePlan.Chunk(range: 0..<10, deadline: .seconds(5))
+        let steps = taken(ResponseSteps(atOnce: [chunk]))
         #expect(steps.map(\.step) == [.head, .chunk(0), .finish])
         #expect(steps.map(\.time) == [.zero, .zero, .zero])
+    }
+
+    @Test func aResponseDueAtOnceIsImmediateUnlessDelayedMovedOrTimed() throws {
+        let plain = try plan { $0.body = Data("a body".utf8) }
+        #expect(ResponseSteps(plain, at: .zero).isImmediate)
+        #expect(!ResponseSteps(plain, at: .milliseconds(1)).isImmediate, "a global delay moves it")
+        #expect(!ResponseSteps(plain, at: .zero, timeout: .seconds(60)).isImmediate)
+        let delayed = try plan {
+            $0.body = Data("a body".utf8)
+            $0.responseTime = .delayedBy(0.25)
+        }
+        #expect(!ResponseSteps(delayed, at: .zero).isImmediate)
+        #expect(taken(ResponseSteps(plain, at: .zero)).map(\.time) == [.zero, .zero, .zero])
     }
 
     @Test func lookingAtTheNextStepDoesNotTakeIt() throws {
