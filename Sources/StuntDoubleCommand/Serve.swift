@@ -49,6 +49,13 @@ struct Serve: AsyncParsableCommand {
     )
     var idleTimeout = 60.0
 
+    @Flag(
+        help: """
+            Refuse to serve stub files that use a WireMock feature StuntDouble does not support yet. Without it, \
+            each such stub is served and answers 500 naming the feature, and the rest of the root serves.
+            """)
+    var strict = false
+
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
@@ -95,6 +102,7 @@ struct Serve: AsyncParsableCommand {
         admin.apply(to: &configuration)
         journal.apply(to: &configuration)
         configuration.proxiesAdminRequests = proxyAdmin
+        configuration.unsupportedStubFeatures = strict ? .refuse : .answerWithError
         if let proxy {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url
@@ -131,7 +139,15 @@ struct Serve: AsyncParsableCommand {
         let width = summaries.map(\.count).max() ?? 0
         for (spec, summary) in zip(files.specs, summaries) {
             let padded = summary.padding(toLength: width, withPad: " ", startingAt: 0)
-            say("  \(padded)  \(spec.name.map { "\"\($0)\" " } ?? "")(\(spec.file):\(spec.line))")
+            let note = spec.unsupported.isEmpty ? "" : "  answers 500: uses what StuntDouble does not support yet"
+            say("  \(padded)  \(spec.name.map { "\"\($0)\" " } ?? "")(\(spec.file):\(spec.line))\(note)")
+        }
+        let unsupported = files.specs.count { !$0.unsupported.isEmpty }
+        if unsupported > 0 {
+            say(
+                "\(unsupported) stub\(unsupported == 1 ? " uses" : "s use") WireMock features StuntDouble does not "
+                    + "support yet (warnings above): \(unsupported == 1 ? "it answers" : "they answer") 500 saying "
+                    + "so. --strict refuses such files.")
         }
         if !files.warnings.isEmpty {
             let warnings = files.warnings.count

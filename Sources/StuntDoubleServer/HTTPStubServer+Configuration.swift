@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import StuntDouble
 
 extension HTTPStubServer {
     /// Where a server listens, its limits, and where it logs.
@@ -53,6 +54,11 @@ extension HTTPStubServer {
         /// may go to the ``upstream``. Off by default: behind a server whose admin API is open, they would let
         /// anyone who reaches this one change its stubs, read its journal or shut it down (`--proxy-admin`).
         public var proxiesAdminRequests = false
+        /// What becomes of a mapping (from files, or sent to the admin API) that uses a feature WireMock has and
+        /// StuntDouble does not support yet: refused (the default; `serve --strict`), or loaded with a stub that
+        /// answers `500` naming the feature (`stuntdouble serve`'s default, so that one such mapping does not
+        /// stop a whole root).
+        public var unsupportedStubFeatures = StubFiles.UnsupportedFeatures.refuse
 
         /// Creates a configuration.
         /// - Parameters:

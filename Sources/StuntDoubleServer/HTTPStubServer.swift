@@ -281,7 +281,7 @@ final class ServerCore: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         hasAdmin = configuration.isAdminAPIEnabled
-        store = MappingStore(stubber: stubber)
+        store = MappingStore(stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures)
     }
 
     var logger: Logger { configuration.logger }

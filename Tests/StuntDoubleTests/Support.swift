@@ -33,11 +33,3 @@ extension HTTPStubber {
         plan(method, url, headers: headers, body: body)?.response.map { String(decoding: $0.body, as: UTF8.self) }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

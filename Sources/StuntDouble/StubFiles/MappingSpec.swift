@@ -27,6 +27,9 @@ package struct MappingSpec: Sendable {
     package var isInList = false
     /// The mapping's JSON as written (for listings).
     package var json: JSONNode
+    /// The features the mapping uses that StuntDouble lacks (`file:line:column: field: why`), read with
+    /// ``StubFiles/UnsupportedFeatures/answerWithError``: its stub answers 500 naming them.
+    package var unsupported: [String] = []
 
     /// The priority StuntDouble uses for a WireMock priority: WireMock's 1 (highest) to 5 (the default) and
     /// beyond become 4 to 0 and below, so that a file's default and a Swift stub's default (0) are equal and
@@ -135,6 +138,16 @@ extension MappingSpec {
             name: name, priority: Self.stuntDoublePriority(priority), fileID: file, line: line, mappingID: id)
         for matcher in matchers {
             stub.match(matcher)
+        }
+        var response = response
+        if !unsupported.isEmpty {
+            response = ResponseSpec()
+            response.bodyFailure =
+                "StuntDouble cannot answer this request as WireMock would: the stub that matched it uses what "
+                + "StuntDouble does not support yet, so it answers this error rather than something different.\n"
+                + unsupported.map { "- \($0)\n" }.joined()
+                + "Change the stub, or serve it with WireMock. `stuntdouble check` lists every such stub; "
+                + "`stuntdouble serve --strict` refuses them at start.\n"
         }
         let source: ResponseSource
         if response.delayDistribution != nil {

@@ -31,24 +31,41 @@ public struct StubFiles: Sendable {
     /// The problems that do not stop the files being served, but probably make them serve other than meant.
     public var warnings: [StubFileDiagnostic] { diagnostics.filter { $0.severity == .warning } }
 
+    /// What becomes of a mapping that uses a feature WireMock has and StuntDouble does not support yet (such
+    /// as response templating, webhooks, an XPath matcher): never a stub that answers differently.
+    public enum UnsupportedFeatures: Sendable {
+        /// An error for each such feature: the files are not loaded (the default in Swift, and
+        /// `stuntdouble serve --strict`).
+        case refuse
+        /// A warning for each such feature; the mapping is loaded, and its stub answers `500` with a text naming
+        /// each feature with its file, line and column (the default of `stuntdouble serve`, so that one such
+        /// stub does not stop a whole root).
+        case answerWithError
+    }
+
     /// Reads a root folder: the one holding `mappings/` (a `mappings` folder itself works too; then `__files/`
     /// is its sibling).
-    /// - Parameter root: The folder.
-    public init(root: URL) {
-        self.init(root: root, displayPath: root.path)
+    /// - Parameters:
+    ///   - root: The folder.
+    ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
+    public init(root: URL, unsupportedFeatures: UnsupportedFeatures = .refuse) {
+        self.init(root: root, displayPath: root.path, unsupportedFeatures: unsupportedFeatures)
     }
 
     /// Reads a root folder, naming files in diagnostics from `path` as given (relative paths stay relative).
-    /// - Parameter path: The folder's path.
-    public init(path: String) {
-        self.init(root: URL(fileURLWithPath: path), displayPath: path)
+    /// - Parameters:
+    ///   - path: The folder's path.
+    ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
+    public init(path: String, unsupportedFeatures: UnsupportedFeatures = .refuse) {
+        self.init(root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: unsupportedFeatures)
     }
 
     /// Reads a root folder, naming files in diagnostics from `displayPath` (such as `examples`).
     /// - Parameters:
     ///   - root: The folder.
     ///   - displayPath: How diagnostics and listings name the folder.
-    public init(root: URL, displayPath: String) {
+    ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
+    public init(root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures = .refuse) {
         self.root = root
         var diagnostics: [StubFileDiagnostic] = []
         var specs: [MappingSpec] = []
@@ -95,7 +112,9 @@ public struct StubFiles: Sendable {
                         message: "the file cannot be read (check its permissions)"))
                 continue
             }
-            var reader = StubFileReader(file: display, bytes: Array(data), filesDirectory: filesFolder)
+            var reader = StubFileReader(
+                file: display, bytes: Array(data), filesDirectory: filesFolder, unsupportedFeatures: unsupportedFeatures
+            )
             reader.read()
             diagnostics += reader.diagnostics
             specs += reader.specs
@@ -141,9 +160,16 @@ public struct StubFiles: Sendable {
     ///   - json: The text.
     ///   - name: How diagnostics name the text.
     ///   - filesDirectory: The `__files` folder for `bodyFileName`, if any.
-    package init(json: Data, name: String, filesDirectory: URL?) {
+    ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
+    ///   - refusingUnknownFields: Whether an unknown field is an error, as WireMock's admin API makes it.
+    package init(
+        json: Data, name: String, filesDirectory: URL?, unsupportedFeatures: UnsupportedFeatures = .refuse,
+        refusingUnknownFields: Bool = false
+    ) {
         root = filesDirectory?.deletingLastPathComponent() ?? URL(fileURLWithPath: "/")
-        var reader = StubFileReader(file: name, bytes: Array(json), filesDirectory: filesDirectory)
+        var reader = StubFileReader(
+            file: name, bytes: Array(json), filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures)
+        reader.refusesUnknownFields = refusingUnknownFields
         reader.read()
         diagnostics = reader.diagnostics
         specs = reader.specs
@@ -181,13 +207,18 @@ extension HTTPStubber {
     ///
     /// Mappings are added in file order (files sorted by path), so at equal priority a later file wins, and
     /// a stub added in code afterwards wins over them all.
-    /// - Parameter root: The folder holding `mappings/`.
+    /// - Parameters:
+    ///   - root: The folder holding `mappings/`.
+    ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes: an error (the
+    ///     default), or a stub answering `500` naming the feature.
     /// - Returns: The files read (with their warnings) and the mappings added.
     /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/invalidStubFile`` when the files have
     ///   errors (each diagnostic names the file, line, column and field); nothing is added then.
     @discardableResult
-    public func load(stubFilesAt root: URL) throws(HTTPStubberError) -> (files: StubFiles, mappings: [StubMapping]) {
-        let files = StubFiles(root: root)
+    public func load(stubFilesAt root: URL, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse)
+        throws(HTTPStubberError) -> (files: StubFiles, mappings: [StubMapping])
+    {
+        let files = StubFiles(root: root, unsupportedFeatures: unsupportedFeatures)
         return (files, try load(files))
     }
 

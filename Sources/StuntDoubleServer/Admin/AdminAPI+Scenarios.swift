@@ -15,6 +15,7 @@ extension AdminAPI {
                                 ("id", .string(scenario.name)), ("name", .string(scenario.name)),
                                 ("state", .string(scenario.state)),
                                 ("possibleStates", .array(scenario.possibleStates.map(JSONNode.string))),
+                                ("mappings", .array(scenario.mappings)),
                             ])
                         })
                 )

@@ -47,13 +47,20 @@ final class MappingStore: Sendable {
         var rootDisplay = ""
         /// Whether `save` must leave the root alone.
         var isReadOnly = false
+        /// Mappings of the root's files that the admin API removed: reading the files again (`reset`) leaves
+        /// them out, as WireMock, which deletes their files, would. (The files themselves are never deleted.)
+        var forgotten: Set<UUID> = []
     }
 
     let stubber: HTTPStubber
     private let state = NIOLockedValueBox(State())
 
-    init(stubber: HTTPStubber) {
+    /// What a mapping that uses a feature StuntDouble lacks becomes.
+    let unsupportedFeatures: StubFiles.UnsupportedFeatures
+
+    init(stubber: HTTPStubber, unsupportedFeatures: StubFiles.UnsupportedFeatures) {
         self.stubber = stubber
+        self.unsupportedFeatures = unsupportedFeatures
     }
 
     /// The root folder, once stub files were loaded.
@@ -63,13 +70,14 @@ final class MappingStore: Sendable {
 
     /// Loads the stub files of a root folder and remembers it for `reset` and `save`.
     func load(root: URL, displayPath: String, isReadOnly: Bool = false) throws(HTTPStubberError) -> StubFiles {
-        let files = StubFiles(root: root, displayPath: displayPath)
+        let files = StubFiles(root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures)
         let errors = files.errors
         guard errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
             return files
         }
-        let entries = files.specs.map { spec in
+        let forgotten = state.withLockedValue { $0.forgotten }
+        let entries = files.specs.filter { !forgotten.contains($0.id) }.map { spec in
             let relative = Self.relativePath(of: spec.file, display: displayPath)
             return add(spec, origin: .file(relative, isList: spec.isInList), unsaved: false)
         }
@@ -125,7 +133,9 @@ final class MappingStore: Sendable {
 
     /// Reads mappings sent to the admin API: one mapping, or `{"mappings": [...]}`.
     private func read(_ json: Data, name: String) -> Result<[MappingSpec], Failure> {
-        let files = StubFiles(json: json, name: name, filesDirectory: filesDirectory)
+        let files = StubFiles(
+            json: json, name: name, filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures,
+            refusingUnknownFields: true)
         guard files.errors.isEmpty else { return .failure(.invalid(files.diagnostics)) }
         // A mapping sent without an id gets a new, random one, as in WireMock.
         let given = JSONNode.parse(lenient: json)
@@ -141,7 +151,10 @@ final class MappingStore: Sendable {
 
     /// Adds a mapping (`POST /__admin/mappings`).
     func create(_ json: Data) -> Result<(Entry, [StubFileDiagnostic]), Failure> {
-        let diagnostics = StubFiles(json: json, name: "the request body", filesDirectory: filesDirectory).diagnostics
+        let diagnostics = StubFiles(
+            json: json, name: "the request body", filesDirectory: filesDirectory,
+            unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true
+        ).diagnostics
         switch read(json, name: "the request body") {
         case .failure(let failure):
             return .failure(failure)
@@ -185,24 +198,39 @@ final class MappingStore: Sendable {
     func remove(id: UUID) -> Bool {
         let removed: Entry? = state.withLockedValue { state in
             guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return nil }
+            Self.forget([state.entries[index]], in: &state)
             return state.entries.remove(at: index)
         }
         if let removed { stubber.remove(stub: removed.stub) }
         return removed != nil
     }
 
-    /// Removes every mapping (`DELETE /__admin/mappings`); stubs added in Swift stay.
+    /// Removes every mapping (`DELETE /__admin/mappings`); stubs added in Swift stay. Those of the root's files
+    /// stay out when the files are read again (`reset`), as in WireMock.
     func removeAll() {
         let removed = state.withLockedValue { state in
+            Self.forget(state.entries, in: &state)
             defer { state.entries = [] }
             return state.entries
         }
         for entry in removed { stubber.remove(stub: entry.stub) }
     }
 
-    /// Removes every mapping and loads the root folder's files again (`POST /__admin/mappings/reset`).
+    /// Keeps the removed mappings that came from the root's files out of the next reading of them.
+    private static func forget(_ entries: [Entry], in state: inout State) {
+        for entry in entries {
+            if case .file = entry.origin { state.forgotten.insert(entry.id) }
+        }
+    }
+
+    /// Removes every mapping and loads the root folder's files again (`POST /__admin/mappings/reset`), but for
+    /// the mappings the admin API removed from them.
     func reset() throws(HTTPStubberError) {
-        removeAll()
+        let removed = state.withLockedValue { state in
+            defer { state.entries = [] }
+            return state.entries
+        }
+        for entry in removed { stubber.remove(stub: entry.stub) }
         let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
         if let root {
             _ = try load(root: root, displayPath: display, isReadOnly: isReadOnly)
@@ -248,6 +276,7 @@ final class MappingStore: Sendable {
                         try Data((state.entries[index].json.rendered(pretty: true, sortedKeys: true) + "\n").utf8)
                             .write(to: folder.appendingPathComponent(name), options: .atomic)
                         state.entries[index].origin = .file(name, isList: false)
+                        state.forgotten.remove(state.entries[index].id)
                         written += 1
                     }
                     state.entries[index].isUnsaved = false
@@ -284,19 +313,21 @@ final class MappingStore: Sendable {
     // MARK: - Scenarios
 
     /// Every scenario the mappings name: its current state and the states the mappings mention.
-    var scenarios: [(name: String, state: String, possibleStates: [String])] {
+    var scenarios: [(name: String, state: String, possibleStates: [String], mappings: [JSONNode])] {
         var states: [String: Set<String>] = [:]
+        var mappings: [String: [JSONNode]] = [:]
         for entry in entries {
             guard let name = entry.spec.scenarioName else { continue }
             states[name, default: ["Started"]].formUnion(
                 [entry.spec.requiredScenarioState, entry.spec.newScenarioState].compactMap { $0 })
+            mappings[name, default: []].append(entry.json)
         }
         for name in stubber.namedScenarios.keys where states[name] == nil {
             states[name] = ["Started"]
         }
         return states.keys.sorted().map { name in
             let scenario = stubber.scenario(named: name)
-            return (name, stubber.state(of: scenario), states[name, default: []].sorted())
+            return (name, stubber.state(of: scenario), states[name, default: []].sorted(), mappings[name] ?? [])
         }
     }
 }

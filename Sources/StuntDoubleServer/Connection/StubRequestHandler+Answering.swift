@@ -70,7 +70,13 @@ extension StubRequestHandler {
         case .stub(let plan):
             playback.prepare(plan, core: core)
         case .unmatched(let report):
-            if let stopped = report.stoppedMatchers.first {
+            if head.method == .GET, let files = core.store.root?.appendingPathComponent("__files"),
+                let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
+            {
+                // As WireMock: a file under __files/ at the request's path.
+                playback.prepareRaw(
+                    status: .ok, contentType: file.contentType, body: file.body, outcome: "a file of __files/")
+            } else if let stopped = report.stoppedMatchers.first {
                 playback.prepareText(
                     status: .internalServerError,
                     text: "The request could not be matched: \(stopped.description)\n",

@@ -53,13 +53,13 @@ extension StubRequestHandler {
             }
             eventLoop.execute {
                 let (handler, context, playback) = bound.value
-                handler.upstream(event, playback: playback, request: request, context: context)
+                handler.upstream(event, playback: playback, target: target, context: context)
             }
         }
     }
 
     private func upstream(
-        _ event: UpstreamEvent, playback: Playback, request: HTTPIncomingRequest, context: ChannelHandlerContext
+        _ event: UpstreamEvent, playback: Playback, target: String, context: ChannelHandlerContext
     ) {
         guard !playback.isFinished, self.playback === playback else {
             // Nobody reads the rest: let the upstream's body drain rather than wait.
@@ -81,9 +81,11 @@ extension StubRequestHandler {
                 close(context: context)
                 return
             }
+            // As WireMock answers: 500, with the same first words (clients and tests look for them).
             playback.prepareText(
-                status: .badGateway,
-                text: "The upstream did not answer \(request.method) \(request.url.path): \(error).\n",
+                status: .internalServerError,
+                text: "Network failure trying to make a proxied request from StuntDouble to "
+                    + "\(core.loggedTarget(target))\n\(error)\n",
                 outcome: "upstream failed")
         }
         advance(context: context)

@@ -21,7 +21,9 @@ final class UpstreamProxy: Sendable {
         configuration.decompression = .disabled
         // As many connections to the upstream as clients keep to the proxy, rather than AsyncHTTPClient's 8.
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        // AsyncHTTPClient retries a refused connection until this passes: the 502 for an upstream that is down.
+        // An upstream that cannot be reached fails the request at once, as in WireMock (AsyncHTTPClient would
+        // retry until the connect timeout).
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(5)
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }

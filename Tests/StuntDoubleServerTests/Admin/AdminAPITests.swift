@@ -104,10 +104,21 @@ import Testing
             #expect((error["source"] as? [String: Any])?["pointer"] as? String == "/request/urlPattern")
             #expect((error["detail"] as? String)?.contains("does not compile") == true)
 
-            let warned = try await Self.call(
+            // An unknown field, which a file may have with a warning: WireMock's admin API refuses it.
+            let unknown = try await Self.call(
                 .POST, url, "/__admin/mappings", body: #"{"request": {"url": "/w"}, "response": {"bodee": "x"}}"#)
+            #expect(unknown.status == 422)
+            let unknownError = try #require((unknown.object["errors"] as? [[String: Any]])?.first)
+            #expect((unknownError["source"] as? [String: Any])?["pointer"] as? String == "/response/bodee")
+            #expect((unknownError["detail"] as? String)?.contains("did you mean \"body\"") == true)
+
+            // What WireMock accepts: an empty id, and no request at all (which matches every request).
+            let warned = try await Self.call(
+                .POST, url, "/__admin/mappings", body: #"{"uuid": "", "response": {"body": "anything"}}"#)
             #expect(warned.status == 201, "a warning does not refuse the mapping")
-            #expect(warned.headers["StuntDouble-Warning"].first?.contains("response.bodee: unknown field") == true)
+            #expect(warned.headers["StuntDouble-Warning"].first?.contains("matches every request") == true)
+            #expect((warned.object["id"] as? String)?.isEmpty == false, "an empty id is no id: a new one is made")
+            #expect(try await Self.call(.DELETE, url, "/any/path").text == "anything")
             #expect(try await Self.call(.POST, url, "/__admin/mappings", body: "{not json").status == 422)
         }
     }
@@ -258,6 +269,8 @@ import Testing
             }
             #expect(try await scenario()?["state"] as? String == "Started")
             #expect(try await scenario()?["possibleStates"] as? [String] == ["Started", "full"])
+            let listed = try #require(try await scenario()?["mappings"] as? [[String: Any]])
+            #expect(listed.count == 3 && listed.allSatisfy { $0["scenarioName"] as? String == "cart" })
             _ = try await Self.call(.POST, url, "/cart")
             #expect(try await scenario()?["state"] as? String == "full")
             #expect(try await Self.call(.GET, url, "/cart").text == "book")

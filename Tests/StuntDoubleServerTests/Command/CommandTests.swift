@@ -43,16 +43,51 @@ import Testing
     }
 
     @Test func serveRefusesFilesWithErrorsAndSaysWhere() async throws {
-        let root = try root([
-            "mappings/bad.json": #"{"request": {"url": "/x"}, "response": {"transformers": ["response-template"]}}"#
-        ])
+        let root = try root(["mappings/bad.json": #"{"request": {"url": "/x"}, "response": {"status": 1000}}"#])
         defer { try? FileManager.default.removeItem(at: root) }
         let result = try await CommandProcess.run(["serve", "--port", "0", "--root", root.path])
         #expect(result.status == 1)
         #expect(
             result.error.contains(
-                "\(root.path)/mappings/bad.json:1:41: error: response.transformers: response templating is not supported yet"
-            ))
+                "\(root.path)/mappings/bad.json:1:51: error: response.status: 1000 is not an HTTP status code"))
+        #expect(result.error.contains("not serving"))
+    }
+
+    /// A stub that uses a feature StuntDouble lacks (here an XPath matcher).
+    static let unsupportedStub =
+        #"{"request": {"url": "/xml", "bodyPatterns": [{"matchesXPath": "/a"}]}, "response": {"status": 201}}"#
+
+    @Test func serveServesARootAroundAStubItCannotAnswerAndThatStubSaysWhy() async throws {
+        let root = try root([
+            "mappings/ok.json": #"{"request": {"url": "/ok"}, "response": {"body": "fine"}}"#,
+            "mappings/xml.json": Self.unsupportedStub,
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let serve = try CommandProcess(["serve", "--port", "0", "--root", root.path])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
+        let location = "\(root.path)/mappings/xml.json:1:47"
+        #expect(serve.standardError.contains("\(location): warning: request.bodyPatterns[0].matchesXPath: "))
+        #expect(serve.standardOutput.contains("Serving 2 stubs"))
+        #expect(serve.standardOutput.contains("1 stub uses WireMock features StuntDouble does not support yet"))
+        let baseURL = String(try #require(serve.standardOutput.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+/)).0)
+
+        let fine = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/ok"), timeout: .seconds(30))
+        #expect(fine.status == .ok)
+        let refused = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL + "/xml"), timeout: .seconds(30))
+        #expect(refused.status == .internalServerError)
+        let text = String(buffer: try await refused.body.collect(upTo: 1 << 20))
+        #expect(text.contains("\(location): request.bodyPatterns[0].matchesXPath: the matchesXPath operator"))
+        serve.signal(SIGTERM)
+        #expect(try await serve.waitForExit() == 0)
+    }
+
+    @Test func serveStrictRefusesAStubItCannotAnswer() async throws {
+        let root = try root(["mappings/xml.json": Self.unsupportedStub])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try await CommandProcess.run(["serve", "--port", "0", "--strict", "--root", root.path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("xml.json:1:47: error: request.bodyPatterns[0].matchesXPath: "))
         #expect(result.error.contains("not serving"))
     }
 

@@ -106,7 +106,9 @@ import Testing
         try await Call.withServer { url, _, _ in
             let created = try await Call.call(
                 .POST, url, "/__admin/mappings",
-                body: #"{"name": "line\nbreak \u0015", "request": {"url": "/w", "\u0015": null}, "response": {}}"#)
+                body:
+                    #"{"name": "line\nbreak \u0015", "request": {"url": "/w", "headers": {"\u0015": {"absent": true}, "\u0015": {"absent": true}}}, "response": {}}"#
+            )
             #expect(created.status == 201)
             let warning = try #require(created.headers["StuntDouble-Warning"].first)
             #expect(warning.contains(#"\u{15}"#), "\(warning)")

@@ -103,7 +103,6 @@ import Testing
             #"{"request": {"url": "/x"}, "response": {"status": 999}}"#,
             "response.status: 999 is not an HTTP status code"
         ),
-        (#"{"response": {"status": 200}}"#, "a mapping needs a \"request\""),
         (#"{"request": {"url": "/x", "bodyPatterns": [{"matchesJsonPath": "$.a[?(@.b =="}]}}"#, "does not parse"),
         (#"{"request": {"urlPathTemplate": "/x/{id"}}"#, "request.urlPathTemplate"),
         (#"[1, 2]"#, "a stub file holds one mapping object"),

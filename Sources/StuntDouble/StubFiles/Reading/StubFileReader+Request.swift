@@ -191,7 +191,7 @@ extension StubFileReader {
 
     /// Reads a matcher object such as `{"equalTo": "x", "caseInsensitive": true}`.
     mutating func readPattern(_ node: JSONNode, field: String, depth: Int = 0) -> ValuePattern? {
-        guard let members = node.members else {
+        guard let members = node.members.map({ uniqueMembers($0, field: field) }) else {
             error(node, field, "expected a matcher object such as {\"equalTo\": \"value\"}; found \(node.kindName)")
             return nil
         }
@@ -211,8 +211,8 @@ extension StubFileReader {
         }
         let operatorField = Self.join(field, chosen.key)
         if Self.unsupportedOperators.contains(chosen.key) {
-            report(
-                .error, at: chosen.keyOffset, field: operatorField,
+            unsupported(
+                at: chosen.keyOffset, field: operatorField,
                 "the \(chosen.key) operator is not supported yet; WireMock would apply it, so a stub without it "
                     + "would match requests it should not: rewrite it with "
                     + Self.supportedOperators.joined(separator: ", "))

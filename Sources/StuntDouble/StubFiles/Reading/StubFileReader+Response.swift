@@ -71,8 +71,8 @@ extension StubFileReader {
                     }
                 }
                 if let removed = fields["removeProxyRequestHeaders"], !Self.isEmpty(removed) {
-                    error(
-                        removed, Self.join(field, "removeProxyRequestHeaders"),
+                    unsupported(
+                        at: removed.offset, field: Self.join(field, "removeProxyRequestHeaders"),
                         "removing headers from proxied requests is not supported yet: remove it")
                 }
                 response.proxy = proxy

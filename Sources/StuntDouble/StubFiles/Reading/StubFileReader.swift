@@ -13,15 +13,24 @@ struct StubFileReader {
     private let lines: LineTable
     /// The `__files` folder that `bodyFileName` is relative to, or `nil` when the file is not in a root.
     let filesDirectory: URL?
+    /// What a mapping that uses a feature StuntDouble lacks becomes: an error, or a stub answering 500.
+    let unsupportedFeatures: StubFiles.UnsupportedFeatures
+    /// The features the mapping being read uses that StuntDouble lacks, as `file:line:column: field: why`.
+    private var unsupportedInMapping: [String] = []
+    /// Whether an unknown field is an error, as WireMock's admin API makes it (a file's is a warning).
+    var refusesUnknownFields = false
     private(set) var diagnostics: [StubFileDiagnostic] = []
     /// How many of the diagnostics are errors (counted as they come: a file may have thousands).
     private(set) var errorCount = 0
     private(set) var specs: [MappingSpec] = []
 
-    init(file: String, bytes: [UInt8], filesDirectory: URL?) {
+    init(
+        file: String, bytes: [UInt8], filesDirectory: URL?, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse
+    ) {
         self.file = file
         self.bytes = bytes
         self.filesDirectory = filesDirectory
+        self.unsupportedFeatures = unsupportedFeatures
         lines = LineTable(bytes)
     }
 
@@ -42,6 +51,19 @@ struct StubFileReader {
 
     mutating func warning(_ node: JSONNode, _ field: String?, _ message: String) {
         report(.warning, at: node.offset, field: field, message)
+    }
+
+    /// A feature WireMock would act on and StuntDouble lacks: an error when such mappings are refused; else a
+    /// warning, and the mapping's stub answers 500 naming it (never something other than WireMock would).
+    mutating func unsupported(at offset: Int, field: String, _ message: String) {
+        switch unsupportedFeatures {
+        case .refuse:
+            report(.error, at: offset, field: field, message)
+        case .answerWithError:
+            let position = lines.position(of: offset)
+            unsupportedInMapping.append("\(file):\(position.line):\(position.column): \(field): \(message)")
+            report(.warning, at: offset, field: field, message + "; until then the stub answers 500 saying so")
+        }
     }
 
     /// `parent.key`, or `key` at the top.
@@ -71,10 +93,11 @@ struct StubFileReader {
             report(.error, at: error.offset, field: nil, "the file is not valid JSON: \(error.reason)")
             return
         }
-        guard let members = root.members else {
+        guard let written = root.members else {
             error(root, nil, "a stub file holds one mapping object, or {\"mappings\": [...]}; found \(root.kindName)")
             return
         }
+        let members = uniqueMembers(written, field: "")
         if let list = root["mappings"] {
             checkKeys(members, field: "", known: ["mappings", "meta"] + Self.mappingKeys, unsupported: [:])
             for member in members where Self.mappingKeys.contains(member.key) {
@@ -106,9 +129,10 @@ struct StubFileReader {
         "persistent", "insertionIndex", "request", "response", "postServeActions", "serveEventListeners",
     ]
 
-    /// Checks an object's keys: a key written twice (the last wins, as in WireMock), keys WireMock would act
-    /// on that StuntDouble does not support (errors), and unknown keys (warnings, with the closest known key).
-    /// - Returns: The members by key, the last of duplicates winning.
+    /// Checks an object's keys (its members as ``uniqueMembers(_:field:)`` leaves them): keys WireMock would act
+    /// on that StuntDouble does not support, and unknown keys (warnings, with the closest known key; errors
+    /// where WireMock's admin API refuses them).
+    /// - Returns: The members by key.
     @discardableResult
     mutating func checkKeys(
         _ members: [JSONNode.Member], field: String, known: [String], unsupported: [String: String]
@@ -116,22 +140,20 @@ struct StubFileReader {
         var seen: [String: JSONNode] = [:]
         for member in members {
             let path = Self.join(field, member.key)
-            if seen[member.key] != nil {
-                report(
-                    .warning, at: member.keyOffset, field: path,
-                    "written twice; the last one wins (as in WireMock): remove the other")
-            }
             seen[member.key] = member.value
             if let reason = unsupported[member.key] {
                 if !Self.isEmpty(member.value) {
-                    report(.error, at: member.keyOffset, field: path, reason)
+                    self.unsupported(at: member.keyOffset, field: path, reason)
                 }
             } else if !known.contains(member.key) {
-                var message = "unknown field; WireMock 2.35.1 refuses the file, StuntDouble ignores the field"
+                var message =
+                    refusesUnknownFields
+                    ? "unknown field; WireMock 2.35.1 refuses it too"
+                    : "unknown field; WireMock 2.35.1 refuses the file, StuntDouble ignores the field"
                 if let suggestion = Self.suggestion(for: member.key, among: known + Array(unsupported.keys)) {
                     message += "; did you mean \"\(suggestion)\"?"
                 }
-                report(.warning, at: member.keyOffset, field: path, message)
+                report(refusesUnknownFields ? .error : .warning, at: member.keyOffset, field: path, message)
             }
         }
         return seen
@@ -232,9 +254,32 @@ struct StubFileReader {
         }
     }
 
+    /// An object's members as WireMock (Jackson) reads them: of a key written twice, the last value, in the
+    /// first one's place; a warning names each key written again.
+    mutating func uniqueMembers(_ members: [JSONNode.Member], field: String) -> [JSONNode.Member] {
+        guard members.count > 1 else { return members }
+        var unique: [JSONNode.Member] = []
+        unique.reserveCapacity(members.count)
+        // Most objects are small: a scan costs less than a dictionary.
+        var places: [String: Int]? = members.count > 16 ? [:] : nil
+        for member in members {
+            let place = if let places { places[member.key] } else { unique.firstIndex { $0.key == member.key } }
+            guard let place else {
+                places?[member.key] = unique.count
+                unique.append(member)
+                continue
+            }
+            report(
+                .warning, at: member.keyOffset, field: Self.join(field, member.key),
+                "written twice; the last one wins (as in WireMock): remove the other")
+            unique[place] = member
+        }
+        return unique
+    }
+
     /// An object field's members, or `nil` (and an error) for anything else but null.
     mutating func object(_ node: JSONNode, _ field: String) -> [JSONNode.Member]? {
-        if let members = node.members { return members }
+        if let members = node.members { return uniqueMembers(members, field: field) }
         if case .null = node.kind { return nil }
         error(node, field, "expected an object; found \(node.kindName)")
         return nil
@@ -248,6 +293,7 @@ struct StubFileReader {
             return nil
         }
         let errorsBefore = errorCount
+        unsupportedInMapping = []
         let fields = checkKeys(
             members, field: field, known: Self.mappingKeys,
             unsupported: [
@@ -263,7 +309,8 @@ struct StubFileReader {
         var ids: [(id: UUID, node: JSONNode, field: String)] = []
         for member in members where member.key == "id" || member.key == "uuid" {
             let path = Self.join(field, member.key)
-            guard let text = string(member.value, path) else { continue }
+            // An empty id is no id, as WireMock reads it.
+            guard let text = string(member.value, path), !text.isEmpty else { continue }
             if let id = UUID(uuidString: text) {
                 ids.append((id, member.value, path))
             } else {
@@ -299,13 +346,15 @@ struct StubFileReader {
         if let request = fields["request"] {
             readRequest(request, field: Self.join(field, "request"), into: &spec)
         } else {
-            error(
+            warning(
                 node, field.isEmpty ? nil : field,
-                "a mapping needs a \"request\" (such as {\"method\": \"GET\", \"url\": \"/\"})")
+                "no \"request\": the mapping matches every request, as in WireMock; give one (such as "
+                    + "{\"method\": \"GET\", \"url\": \"/\"}) to match fewer")
         }
         if let response = fields["response"] {
             readResponse(response, field: Self.join(field, "response"), into: &spec)
         }
+        spec.unsupported = unsupportedInMapping
         return errorCount == errorsBefore ? spec : nil
     }
 
