@@ -13,12 +13,13 @@ indirect enum FilterExpression: Sendable {
         case path(JSONPath)
         case literal(JSONValue)
 
-        func resolve(_ item: JSONValue) -> JSONValue? {
+        /// The operand's value for a filter's item, in a document (which `$` names).
+        func resolve(_ item: JSONValue, root: JSONValue) -> JSONValue? {
             switch self {
             case .literal(let value):
                 return value
             case .path(let path):
-                switch path.evaluate(item) {
+                switch path.isRooted ? path.evaluate(root) : path.evaluate(item, root: root) {
                 case .value(let value): return value
                 case .list(let values): return values.count == 1 ? values[0] : .array(values)
                 case .notFound: return nil
@@ -27,25 +28,26 @@ indirect enum FilterExpression: Sendable {
         }
     }
 
-    func accepts(_ item: JSONValue) -> Bool {
+    /// Whether the filter keeps an item of a document (which `$` names).
+    func accepts(_ item: JSONValue, root: JSONValue) -> Bool {
         switch self {
         case .exists(let path):
-            switch path.evaluate(item) {
+            switch path.isRooted ? path.evaluate(root) : path.evaluate(item, root: root) {
             case .value: return true
             case .list(let values): return !values.isEmpty
             case .notFound: return false
             }
         case .not(let inner):
-            return !inner.accepts(item)
+            return !inner.accepts(item, root: root)
         case .and(let left, let right):
-            return left.accepts(item) && right.accepts(item)
+            return left.accepts(item, root: root) && right.accepts(item, root: root)
         case .or(let left, let right):
-            return left.accepts(item) || right.accepts(item)
+            return left.accepts(item, root: root) || right.accepts(item, root: root)
         case .regex(let operand, let regex):
-            guard case .string(let text)? = operand.resolve(item) else { return false }
+            guard case .string(let text)? = operand.resolve(item, root: root) else { return false }
             return regex.matchesWhole(text)
         case .compare(let left, let operation, let right):
-            guard let lhs = left.resolve(item), let rhs = right.resolve(item) else {
+            guard let lhs = left.resolve(item, root: root), let rhs = right.resolve(item, root: root) else {
                 return operation == "!="
             }
             return Self.compare(lhs, operation, rhs)

@@ -2,8 +2,9 @@ import Foundation
 
 /// A JSONPath expression, the subset that WireMock stub files use (Jayway JsonPath's syntax and results):
 /// `$.a.b`, `$['a']`, `$.items[0]`, `$.items[-1]`, `$.items[0,2]`, `$.items[1:3]`, `$.items[*]`, `$.*`,
-/// `$..name`, filters such as `$.items[?(@.price < 10 && @.name =~ /pen.*/i)]` and `[?(@.id)]`, and
-/// `length()` / `size()` at the end.
+/// `$..name`, filters such as `$.items[?(@.price < 10 && @.name =~ /pen.*/i)]` and `[?(@.id)]` (in which `@` is
+/// the item and `$` the whole document), a bracket after a dot (`$.[?(...)]`, `$.['a']`), and `length()` /
+/// `size()` at the end.
 struct JSONPath: Sendable, CustomStringConvertible {
     /// The expression as written.
     let expression: String
@@ -33,6 +34,9 @@ struct JSONPath: Sendable, CustomStringConvertible {
 
     var description: String { expression }
 
+    /// Whether the expression starts at the document (`$`) rather than at a filter's item (`@`).
+    var isRooted: Bool { expression.utf8.first == UInt8(ascii: "$") }
+
     /// What an expression selects in a document.
     enum Result: Sendable {
         /// A definite path found this value.
@@ -58,10 +62,16 @@ struct JSONPath: Sendable, CustomStringConvertible {
     }
 
     /// Evaluates the expression on a document.
-    func evaluate(_ document: JSONValue) -> Result {
+    /// - Parameters:
+    ///   - document: What the path selects in.
+    ///   - root: The whole document, which `$` in a filter names (`document` itself, but for a filter's
+    ///     `@` path).
+    /// - Returns: What the expression selects.
+    func evaluate(_ document: JSONValue, root: JSONValue? = nil) -> Result {
+        let root = root ?? document
         var current = [document]
         for step in steps {
-            current = current.flatMap { Self.apply(step, to: $0) }
+            current = current.flatMap { Self.apply(step, to: $0, root: root) }
         }
         if endsWithLength {
             guard let value = isDefinite ? current.first : .array(current) else { return .notFound }
@@ -78,7 +88,7 @@ struct JSONPath: Sendable, CustomStringConvertible {
         return .list(current)
     }
 
-    private static func apply(_ step: Step, to value: JSONValue) -> [JSONValue] {
+    private static func apply(_ step: Step, to value: JSONValue, root: JSONValue) -> [JSONValue] {
         switch step {
         case .child(let names):
             guard case .object(let members) = value else { return [] }
@@ -106,26 +116,26 @@ struct JSONPath: Sendable, CustomStringConvertible {
             return lower < upper ? Array(items[lower..<upper]) : []
         case .filter(let filter):
             switch value {
-            case .array(let items): return items.filter { filter.accepts($0) }
+            case .array(let items): return items.filter { filter.accepts($0, root: root) }
             // Jayway applies a filter on an object to the object itself.
-            case .object: return filter.accepts(value) ? [value] : []
+            case .object: return filter.accepts(value, root: root) ? [value] : []
             default: return []
             }
         case .deepScan(let inner):
             var found: [JSONValue] = []
-            deepScan(value, inner, into: &found)
+            deepScan(value, inner, root: root, into: &found)
             return found
         }
     }
 
-    private static func deepScan(_ value: JSONValue, _ step: Step, into found: inout [JSONValue]) {
-        found += apply(step, to: value)
+    private static func deepScan(_ value: JSONValue, _ step: Step, root: JSONValue, into found: inout [JSONValue]) {
+        found += apply(step, to: value, root: root)
         switch value {
         case .array(let items):
-            for item in items { deepScan(item, step, into: &found) }
+            for item in items { deepScan(item, step, root: root, into: &found) }
         case .object(let members):
             for key in members.keys.sorted() {
-                if let member = members[key] { deepScan(member, step, into: &found) }
+                if let member = members[key] { deepScan(member, step, root: root, into: &found) }
             }
         default:
             break

@@ -55,6 +55,11 @@ struct JSONPathParser {
                     steps.append(.wildcard)
                     continue
                 }
+                if current == UInt8(ascii: "[") {
+                    // `$.[...]`, which Jayway reads as `$[...]`.
+                    steps.append(try parseBracket())
+                    continue
+                }
                 let name = try parseName()
                 if current == UInt8(ascii: "("), name == "length" || name == "size" {
                     index += 1

@@ -146,6 +146,22 @@ import Testing
             ],
             misses: [Probe(method: "POST", url: "/jf", body: #"{"total": 4}"#)]),
         Case(
+            name: "matchesJsonPath: a bracket after a dot, and $ in a filter is the whole document",
+            request: #""url": "/jroot", "bodyPatterns": [{"matchesJsonPath": "$.[?($.username == '123456')]"}]"#,
+            matches: [Probe(method: "POST", url: "/jroot", body: #"{"username": "123456"}"#)],
+            misses: [Probe(method: "POST", url: "/jroot", body: #"{"username": "654321"}"#)]),
+        Case(
+            name: "matchesJsonPath: items compared with a value elsewhere in the document",
+            request:
+                #""url": "/jlimit", "bodyPatterns": [{"matchesJsonPath": "$.items[?(@.price > $.limit)]"}]"#,
+            matches: [
+                Probe(method: "POST", url: "/jlimit", body: #"{"limit": 5, "items": [{"price": 3}, {"price": 8}]}"#)
+            ],
+            misses: [
+                Probe(method: "POST", url: "/jlimit", body: #"{"limit": 9, "items": [{"price": 3}, {"price": 8}]}"#)
+            ]
+        ),
+        Case(
             name: "matchesJsonPath filter with a string and a regex",
             request:
                 #""url": "/jr", "bodyPatterns": [{"matchesJsonPath": "$.things[?(@.name == 'RequiredThing' && @.code =~ /ab.*/i)]"}]"#,
