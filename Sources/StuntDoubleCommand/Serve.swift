@@ -56,6 +56,34 @@ struct Serve: AsyncParsableCommand {
             """)
     var strict = false
 
+    @Flag(
+        help: """
+            Treat every response as a template (WireMock's --global-response-templating), not only those whose \
+            transformers name response-template.
+            """)
+    var globalResponseTemplating = false
+
+    @Flag(
+        help: """
+            Template the responses whose transformers name response-template (always on, as in WireMock 3; \
+            accepted for WireMock 2's command lines).
+            """)
+    var localResponseTemplating = false
+
+    @Option(
+        help: """
+            Seed the templates' random helpers (randomValue, randomInt, randomDecimal, pickRandom) so that the \
+            same requests get the same values on every run.
+            """)
+    var templateSeed: UInt64?
+
+    @Option(
+        help: """
+            The time the templates' now and date helpers read, in ISO 8601 (2026-01-01T00:00:00Z), instead of \
+            the clock.
+            """)
+    var templateTime: String?
+
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
@@ -103,6 +131,16 @@ struct Serve: AsyncParsableCommand {
         journal.apply(to: &configuration)
         configuration.proxiesAdminRequests = proxyAdmin
         configuration.unsupportedStubFeatures = strict ? .refuse : .answerWithError
+        var now: @Sendable () -> Date = { Date() }
+        if let templateTime {
+            guard let fixed = ISO8601DateFormatter().date(from: templateTime) else {
+                throw ValidationError(
+                    "--template-time \(templateTime) is not an ISO 8601 time such as 2026-01-01T00:00:00Z.")
+            }
+            now = { fixed }
+        }
+        configuration.responseTemplating = StubFiles.ResponseTemplating(
+            isGlobal: globalResponseTemplating, environment: TemplateEnvironment(now: now, seed: templateSeed))
         if let proxy {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url

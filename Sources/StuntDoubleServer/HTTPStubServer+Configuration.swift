@@ -59,6 +59,10 @@ extension HTTPStubServer {
         /// answers `500` naming the feature (`stuntdouble serve`'s default, so that one such mapping does not
         /// stop a whole root).
         public var unsupportedStubFeatures = StubFiles.UnsupportedFeatures.refuse
+        /// Which mappings' responses are templates (those whose `transformers` name `response-template`, by
+        /// default; every one with `StubFiles.ResponseTemplating.global`), and the clock and random source
+        /// their rendering reads.
+        public var responseTemplating = StubFiles.ResponseTemplating.local
 
         /// Creates a configuration.
         /// - Parameters:

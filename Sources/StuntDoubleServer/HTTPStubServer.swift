@@ -281,7 +281,9 @@ final class ServerCore: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         hasAdmin = configuration.isAdminAPIEnabled
-        store = MappingStore(stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures)
+        store = MappingStore(
+            stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
+            templating: configuration.responseTemplating)
     }
 
     var logger: Logger { configuration.logger }

@@ -69,6 +69,13 @@ enum PercentEncoding {
         return decode(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Decodes a form's or a query's value (`application/x-www-form-urlencoded`): `+` is a space.
+    static func decodeForm<S: StringProtocol>(_ string: S) -> String {
+        guard string.utf8.contains(UInt8(ascii: "+")) else { return decode(string) }
+        return decode(
+            String(decoding: string.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
+    }
+
     /// Decodes percent-encoded bytes; a `%` not followed by two hex digits is kept as is.
     static func decode<S: StringProtocol>(_ string: S) -> String {
         guard string.utf8.contains(UInt8(ascii: "%")) else { return String(string) }

@@ -32,10 +32,18 @@ enum StableID {
             bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
             bytes[index + 8] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
         }
-        // Version 8 and the RFC 9562 variant: a valid UUID that says it was not drawn at random.
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        // Version 8: a valid UUID that says it was not drawn at random.
+        return UUID(bytes: bytes, version: 8)
+    }
+}
+
+extension UUID {
+    /// A UUID of 16 bytes, with its version (4 for random, 8 for made otherwise) and RFC 9562's variant set.
+    init(bytes: [UInt8], version: UInt8) {
+        var bytes = bytes
+        bytes[6] = (bytes[6] & 0x0F) | (version << 4)
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(
+        self.init(
             uuid: (
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
                 bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]

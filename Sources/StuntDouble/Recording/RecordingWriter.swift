@@ -205,7 +205,7 @@ struct RecordingWriter {
         var redactedAny = false
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = PercentEncoding.decode(pieces[0].replacingOccurrences(of: "+", with: " "))
+            let name = PercentEncoding.decodeForm(pieces[0])
             guard pieces.count == 2, options.redactedJSONFields.contains(name) else {
                 return asPattern ? NSRegularExpression.escapedPattern(for: String(pair)) : String(pair)
             }
@@ -298,7 +298,7 @@ struct RecordingWriter {
         return query.split(separator: "&").map { pair in
             let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (text: Substring) in
-                PercentEncoding.decode(text.replacingOccurrences(of: "+", with: " "))
+                PercentEncoding.decodeForm(text)
             }
             return (decode(pieces[0]), pieces.count == 2 ? decode(pieces[1]) : "")
         }

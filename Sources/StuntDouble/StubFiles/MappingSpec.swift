@@ -57,6 +57,8 @@ struct ResponseSpec: Sendable {
     var proxy: HTTPStubProxy?
     /// `chunkedDribbleDelay`: chunks, and the seconds over which they are sent.
     var dribble: (chunks: Int, duration: TimeInterval)?
+    /// The compiled templates of a templated response (`transformers`, or global templating), or `nil`.
+    var templates: Templates?
 
     /// A random delay, drawn for each request.
     enum DelayDistribution: Sendable {
@@ -81,8 +83,9 @@ struct ResponseSpec: Sendable {
         }
     }
 
-    /// The response object, with a delay drawn now when the delay is random.
-    func makeResponse() -> HTTPStubResponse {
+    /// The response object, with a delay drawn now when the delay is random, and its templates rendered for
+    /// `request`.
+    func makeResponse(for request: HTTPIncomingRequest? = nil) -> HTTPStubResponse {
         let response = HTTPStubResponse()
         response.storage.withLock { storage in
             if let bodyFailure {
@@ -101,6 +104,9 @@ struct ResponseSpec: Sendable {
             storage.responseDelay = delay > 0 ? delay : nil
             if let dribble {
                 storage.responseTime = .dribbled(chunks: dribble.chunks, over: dribble.duration)
+            }
+            if let templates, let request, bodyFailure == nil {
+                templates.render(for: request, into: &storage)
             }
         }
         return response
@@ -150,9 +156,9 @@ extension MappingSpec {
                 + "`stuntdouble serve --strict` refuses them at start.\n"
         }
         let source: ResponseSource
-        if response.delayDistribution != nil {
+        if response.delayDistribution != nil || response.templates != nil {
             let response = response
-            source = .dynamic(.init(provide: { _, _ in response.makeResponse() }))
+            source = .dynamic(.init(provide: { request, _ in response.makeResponse(for: request) }))
         } else {
             source = .fixed(response.makeResponse())
         }

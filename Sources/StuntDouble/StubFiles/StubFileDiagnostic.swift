@@ -5,7 +5,7 @@
 /// mappings/users.json:7:9: warning: response.bodee: unknown field (WireMock 2.35.1 refuses the file; serving ignores it); did you mean "body"?
 /// ```
 ///
-/// An ``Severity/error`` means the file cannot be served as written (``HTTPStubber/load(stubFilesAt:)`` throws,
+/// An ``Severity/error`` means the file cannot be served as written (``HTTPStubber/load(stubFilesAt:unsupportedFeatures:templating:)`` throws,
 /// `stuntdouble serve` does not start); a ``Severity/warning`` means it is served, but probably not as meant.
 /// `stuntdouble check` fails on either.
 public struct StubFileDiagnostic: Hashable, Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Reading never throws: every problem becomes a ``StubFileDiagnostic`` with its file, line, column and
 /// field. Load the mappings into a stubber with ``HTTPStubber/load(_:)``, or read and load in one step with
-/// ``HTTPStubber/load(stubFilesAt:)``.
+/// ``HTTPStubber/load(stubFilesAt:unsupportedFeatures:templating:)``.
 ///
 /// ```swift
 /// let files = StubFiles(root: URL(fileURLWithPath: "Tests/Stubs"))
@@ -43,21 +43,52 @@ public struct StubFiles: Sendable {
         case answerWithError
     }
 
+    /// Which mappings' responses are templates (WireMock's response templating), and what rendering them reads.
+    public struct ResponseTemplating: Sendable {
+        /// Whether every response is a template, not only those whose `transformers` name `response-template`
+        /// (WireMock's `--global-response-templating`).
+        public var isGlobal: Bool
+        /// The clock and the random source the templates read.
+        public var environment: TemplateEnvironment
+
+        /// Creates a templating setting.
+        /// - Parameters:
+        ///   - isGlobal: Whether every response is a template.
+        ///   - environment: The clock and the random source the templates read.
+        public init(isGlobal: Bool = false, environment: TemplateEnvironment = .system) {
+            self.isGlobal = isGlobal
+            self.environment = environment
+        }
+
+        /// The responses whose `transformers` name `response-template` (WireMock 3's default).
+        public static let local = ResponseTemplating()
+        /// Every response (`--global-response-templating`).
+        public static let global = ResponseTemplating(isGlobal: true)
+    }
+
     /// Reads a root folder: the one holding `mappings/` (a `mappings` folder itself works too; then `__files/`
     /// is its sibling).
     /// - Parameters:
     ///   - root: The folder.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
-    public init(root: URL, unsupportedFeatures: UnsupportedFeatures = .refuse) {
-        self.init(root: root, displayPath: root.path, unsupportedFeatures: unsupportedFeatures)
+    ///   - templating: Which responses are templates, and what rendering them reads.
+    public init(root: URL, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local)
+    {
+        self.init(
+            root: root, displayPath: root.path, unsupportedFeatures: unsupportedFeatures, templating: templating)
     }
 
     /// Reads a root folder, naming files in diagnostics from `path` as given (relative paths stay relative).
     /// - Parameters:
     ///   - path: The folder's path.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
-    public init(path: String, unsupportedFeatures: UnsupportedFeatures = .refuse) {
-        self.init(root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: unsupportedFeatures)
+    ///   - templating: Which responses are templates, and what rendering them reads.
+    public init(
+        path: String, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local
+    ) {
+        self.init(
+            root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: unsupportedFeatures,
+            templating: templating)
     }
 
     /// Reads a root folder, naming files in diagnostics from `displayPath` (such as `examples`).
@@ -65,7 +96,11 @@ public struct StubFiles: Sendable {
     ///   - root: The folder.
     ///   - displayPath: How diagnostics and listings name the folder.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
-    public init(root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures = .refuse) {
+    ///   - templating: Which responses are templates, and what rendering them reads.
+    public init(
+        root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures = .refuse,
+        templating: ResponseTemplating = .local
+    ) {
         self.root = root
         var diagnostics: [StubFileDiagnostic] = []
         var specs: [MappingSpec] = []
@@ -115,6 +150,7 @@ public struct StubFiles: Sendable {
             var reader = StubFileReader(
                 file: display, bytes: Array(data), filesDirectory: filesFolder, unsupportedFeatures: unsupportedFeatures
             )
+            reader.templating = templating
             reader.read()
             diagnostics += reader.diagnostics
             specs += reader.specs
@@ -162,14 +198,16 @@ public struct StubFiles: Sendable {
     ///   - filesDirectory: The `__files` folder for `bodyFileName`, if any.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
     ///   - refusingUnknownFields: Whether an unknown field is an error, as WireMock's admin API makes it.
+    ///   - templating: Which responses are templates, and what rendering them reads.
     package init(
         json: Data, name: String, filesDirectory: URL?, unsupportedFeatures: UnsupportedFeatures = .refuse,
-        refusingUnknownFields: Bool = false
+        refusingUnknownFields: Bool = false, templating: ResponseTemplating = .local
     ) {
         root = filesDirectory?.deletingLastPathComponent() ?? URL(fileURLWithPath: "/")
         var reader = StubFileReader(
             file: name, bytes: Array(json), filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures)
         reader.refusesUnknownFields = refusingUnknownFields
+        reader.templating = templating
         reader.read()
         diagnostics = reader.diagnostics
         specs = reader.specs
@@ -211,14 +249,17 @@ extension HTTPStubber {
     ///   - root: The folder holding `mappings/`.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes: an error (the
     ///     default), or a stub answering `500` naming the feature.
+    ///   - templating: Which responses are templates (those whose `transformers` name `response-template`, by
+    ///     default), and what rendering them reads.
     /// - Returns: The files read (with their warnings) and the mappings added.
     /// - Throws: ``HTTPStubberError`` with code ``HTTPStubberError/Code/invalidStubFile`` when the files have
     ///   errors (each diagnostic names the file, line, column and field); nothing is added then.
     @discardableResult
-    public func load(stubFilesAt root: URL, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse)
-        throws(HTTPStubberError) -> (files: StubFiles, mappings: [StubMapping])
-    {
-        let files = StubFiles(root: root, unsupportedFeatures: unsupportedFeatures)
+    public func load(
+        stubFilesAt root: URL, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse,
+        templating: StubFiles.ResponseTemplating = .local
+    ) throws(HTTPStubberError) -> (files: StubFiles, mappings: [StubMapping]) {
+        let files = StubFiles(root: root, unsupportedFeatures: unsupportedFeatures, templating: templating)
         return (files, try load(files))
     }
 

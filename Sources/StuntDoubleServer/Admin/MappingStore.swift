@@ -58,9 +58,16 @@ final class MappingStore: Sendable {
     /// What a mapping that uses a feature StuntDouble lacks becomes.
     let unsupportedFeatures: StubFiles.UnsupportedFeatures
 
-    init(stubber: HTTPStubber, unsupportedFeatures: StubFiles.UnsupportedFeatures) {
+    /// Which mappings' responses are templates, and what rendering them reads.
+    let templating: StubFiles.ResponseTemplating
+
+    init(
+        stubber: HTTPStubber, unsupportedFeatures: StubFiles.UnsupportedFeatures,
+        templating: StubFiles.ResponseTemplating
+    ) {
         self.stubber = stubber
         self.unsupportedFeatures = unsupportedFeatures
+        self.templating = templating
     }
 
     /// The root folder, once stub files were loaded.
@@ -70,7 +77,8 @@ final class MappingStore: Sendable {
 
     /// Loads the stub files of a root folder and remembers it for `reset` and `save`.
     func load(root: URL, displayPath: String, isReadOnly: Bool = false) throws(HTTPStubberError) -> StubFiles {
-        let files = StubFiles(root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures)
+        let files = StubFiles(
+            root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating)
         let errors = files.errors
         guard errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
@@ -135,7 +143,7 @@ final class MappingStore: Sendable {
     private func read(_ json: Data, name: String) -> Result<[MappingSpec], Failure> {
         let files = StubFiles(
             json: json, name: name, filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures,
-            refusingUnknownFields: true)
+            refusingUnknownFields: true, templating: templating)
         guard files.errors.isEmpty else { return .failure(.invalid(files.diagnostics)) }
         // A mapping sent without an id gets a new, random one, as in WireMock.
         let given = JSONNode.parse(lenient: json)
@@ -153,7 +161,7 @@ final class MappingStore: Sendable {
     func create(_ json: Data) -> Result<(Entry, [StubFileDiagnostic]), Failure> {
         let diagnostics = StubFiles(
             json: json, name: "the request body", filesDirectory: filesDirectory,
-            unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true
+            unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true, templating: templating
         ).diagnostics
         switch read(json, name: "the request body") {
         case .failure(let failure):

@@ -69,8 +69,8 @@ import Testing
             #"response.proxyBaseUrl: "ftp://up" is not an http or https URL with a host"#
         ),
         (
-            #"{"request": {"url": "/x"}, "response": {"transformers": ["response-template"]}}"#,
-            "response.transformers: response templating is not supported yet"
+            #"{"request": {"url": "/x"}, "response": {"transformers": ["an-extension"]}}"#,
+            #"response.transformers[0]: the transformer "an-extension" is not supported"#
         ),
         (
             #"{"request": {"url": "/x"}, "postServeActions": [{"name": "webhook"}]}"#,

@@ -10,12 +10,12 @@ import FoundationNetworking
 /// A mapping that uses a WireMock feature StuntDouble lacks: refused by default, or, when asked, loaded with a
 /// stub that answers 500 naming the feature, while the rest of the root serves as written.
 @Suite struct UnsupportedFeatureTests {
-    /// Two mappings that serve, and one between them that uses response templating (line 1, column 41 is its
-    /// `transformers` field).
+    /// Two mappings that serve, and one between them that uses a WireMock extension (line 1, column 58 is its
+    /// name).
     let files = [
         "mappings/a.json": #"{"request": {"url": "/a"}, "response": {"body": "A"}}"#,
         "mappings/b.json":
-            #"{"request": {"url": "/b"}, "response": {"transformers": ["response-template"], "body": "{{request.path}}"}}"#,
+            #"{"request": {"url": "/b"}, "response": {"transformers": ["some-extension"], "body": "{{request.path}}"}}"#,
         "mappings/c.json": #"{"request": {"url": "/c"}, "response": {"body": "C"}}"#,
     ]
 
@@ -29,7 +29,7 @@ import FoundationNetworking
 
     @Test func byDefaultTheRootIsRefusedWithTheFeatureNamed() throws {
         let root = try StubRoot(files)
-        #expect(root.files.errors.map(\.field) == ["response.transformers"])
+        #expect(root.files.errors.map(\.field) == ["response.transformers[0]"])
         #expect(throws: HTTPStubberError.self) { try HTTPStubber().load(stubFilesAt: root.url) }
     }
 
@@ -40,8 +40,8 @@ import FoundationNetworking
         #expect(files.mappingCount == 3)
         let warning = try #require(files.warnings.first)
         #expect(files.warnings.count == 1)
-        #expect(warning.file.hasSuffix("mappings/b.json") && warning.line == 1 && warning.column == 41)
-        #expect(warning.message.contains("response templating is not supported yet"))
+        #expect(warning.file.hasSuffix("mappings/b.json") && warning.line == 1 && warning.column == 58)
+        #expect(warning.message.contains(#"the transformer "some-extension" is not supported"#))
         #expect(warning.message.contains("the stub answers 500 saying so"))
     }
 
@@ -55,8 +55,9 @@ import FoundationNetworking
         }
         let (status, body) = try answer(stubber, "/b")
         #expect(status == 500)
-        #expect(body.contains("mappings/b.json:1:41: response.transformers: response templating is not supported yet"))
-        #expect(!body.contains("{{request.path}}"), "never the template served as it is")
+        #expect(
+            body.contains(#"mappings/b.json:1:58: response.transformers[0]: the transformer "some-extension" is not"#))
+        #expect(!body.contains("{{request.path}}"), "never the body served without the extension's work")
     }
 
     @Test func anUnsupportedMatcherStillMatchesOnTheRestAndAnswers500() throws {

@@ -165,7 +165,7 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
     }
 
     private static func decode(_ text: Substring) -> String {
-        PercentEncoding.decode(text.replacingOccurrences(of: "+", with: " "))
+        PercentEncoding.decodeForm(text)
     }
 
     func evaluate(

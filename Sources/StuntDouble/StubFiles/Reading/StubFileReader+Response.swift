@@ -3,15 +3,12 @@ import Foundation
 extension StubFileReader {
     static let responseKeys = [
         "fault", "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
-        "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "transformerParameters",
+        "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "transformers", "transformerParameters",
         "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove", "fromConfiguredStub",
         "proxyBaseUrl",
     ]
 
-    static let unsupportedResponseKeys = [
-        "transformers": "response templating is not supported yet, and WireMock would render the templates: "
-            + "remove the transformers and write the response out"
-    ]
+    static let unsupportedResponseKeys: [String: String] = [:]
 
     /// The body fields, in the order WireMock prefers them when several are given.
     static let bodyKeys = ["body", "jsonBody", "base64Body", "bodyFileName"]
@@ -50,15 +47,14 @@ extension StubFileReader {
         }
         readBody(fields, field: field, into: &response)
         readTiming(fields, field: field, into: &response)
-        if fields["transformerParameters"].map({ !Self.isEmpty($0) }) == true, fields["transformers"] == nil {
-            warning(
-                fields["transformerParameters"]!, Self.join(field, "transformerParameters"),
-                "ignored: there are no transformers to use them")
-        }
         if let base = fields["proxyBaseUrl"],
             let text = strictString(base, Self.join(field, "proxyBaseUrl"), "proxyBaseUrl")
         {
-            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+            if text.contains("{{"), willTemplate(fields) {
+                // Worked out per request from the template; the base URL here stands in until then.
+                response.proxy = HTTPStubProxy(baseURL: URL(fileURLWithPath: "/"))
+            } else if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
             {
                 var proxy = HTTPStubProxy(baseURL: url)
                 if let prefix = fields["proxyUrlPrefixToRemove"] {
@@ -88,7 +84,16 @@ extension StubFileReader {
                 }
             }
         }
+        readTemplating(fields, field: field, into: &response)
         spec.response = response
+    }
+
+    /// Whether the response is templated: global templating, or `response-template` among its transformers.
+    func willTemplate(_ fields: [String: JSONNode]) -> Bool {
+        templating.isGlobal
+            || (fields["transformers"]?.items ?? []).contains { item in
+                if case .string("response-template") = item.kind { true } else { false }
+            }
     }
 
     private mutating func readHeaders(_ node: JSONNode, field: String) -> HTTPHeaders {
@@ -140,6 +145,8 @@ extension StubFileReader {
             response.body = data
         default:
             guard let name = strictString(node, path, "bodyFileName") else { return }
+            // A templated name is read per request (`readTemplating`).
+            if name.contains("{{"), willTemplate(fields) { return }
             switch readBodyFile(name) {
             case .success(let data):
                 response.body = data
@@ -177,6 +184,11 @@ extension StubFileReader {
 
     /// Reads `__files/<name>`, never a file outside `__files/` (by `..`, an absolute path or a symbolic link).
     func readBodyFile(_ name: String) -> Result<Data, BodyFileProblem> {
+        Self.readBodyFile(name, in: filesDirectory)
+    }
+
+    /// Reads `__files/<name>` of a root, never a file outside it.
+    static func readBodyFile(_ name: String, in filesDirectory: URL?) -> Result<Data, BodyFileProblem> {
         guard let filesDirectory else {
             return .failure(
                 BodyFileProblem(

@@ -19,6 +19,8 @@ struct StubFileReader {
     private var unsupportedInMapping: [String] = []
     /// Whether an unknown field is an error, as WireMock's admin API makes it (a file's is a warning).
     var refusesUnknownFields = false
+    /// Which responses are templates, and what their rendering reads (the clock, the random source).
+    var templating = StubFiles.ResponseTemplating.local
     private(set) var diagnostics: [StubFileDiagnostic] = []
     /// How many of the diagnostics are errors (counted as they come: a file may have thousands).
     private(set) var errorCount = 0

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+@testable import StuntDouble
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Response templates alone: Handlebars' syntax and the request model, rendered as WireMock renders them.
+@Suite struct ResponseTemplateTests {
+    /// A request: `method url`, with headers and a body.
+    func request(
+        _ method: String = "GET", _ url: String = "http://localhost:8080/users/42/orders?status=open&tag=a&tag=b",
+        headers: [String: String] = [:], body: String? = nil
+    ) throws -> HTTPIncomingRequest {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body.map { Data($0.utf8) }
+        return try HTTPIncomingRequest(request)
+    }
+
+    func render(_ text: String, _ request: HTTPIncomingRequest? = nil) throws -> String {
+        try ResponseTemplate(text).render(for: try request ?? self.request())
+    }
+
+    @Test func theRequestModel() throws {
+        let request = try request(headers: ["X-Trace": "t-1", "Cookie": "session=abc; theme=dark"])
+        #expect(
+            try render("{{request.url}}", request) == "/users/42/orders?status&#x3D;open&amp;tag&#x3D;a&amp;tag&#x3D;b",
+            "escaped for HTML, as {{...}} is in WireMock")
+        #expect(try render("{{{request.url}}}", request) == "/users/42/orders?status=open&tag=a&tag=b")
+        #expect(try render("{{request.path}}", request) == "/users/42/orders")
+        #expect(try render("{{request.path.[1]}} {{request.pathSegments.[2]}}", request) == "42 orders")
+        #expect(
+            try render("{{request.query.status}} {{request.query.tag}} {{request.query.tag.[1]}}", request)
+                == "open a b")
+        #expect(try render("{{request.headers.x-trace}} {{request.headers.X-TRACE}}", request) == "t-1 t-1")
+        #expect(try render("{{request.cookies.theme}}", request) == "dark")
+        #expect(
+            try render("{{request.method}} {{request.host}} {{request.port}} {{request.scheme}}", request)
+                == "GET localhost 8080 http")
+        #expect(try render("{{request.baseUrl}}", request) == "http://localhost:8080")
+        #expect(
+            try render("{{request.requestLine.path}} {{request.requestLine.method}}", request) == "/users/42/orders GET"
+        )
+        #expect(try render("[{{request.query.missing}}]", request) == "[]")
+    }
+
+    @Test func blocksAndConditions() throws {
+        let request = try request()
+        #expect(
+            try render("{{#each request.query.tag}}{{@index}}:{{this}}{{#unless @last}},{{/unless}}{{/each}}", request)
+                == "0:a,1:b")
+        #expect(try render("{{#if (eq request.query.status.[0] 'open')}}yes{{else}}no{{/if}}", request) == "yes")
+        #expect(
+            try render("{{#if (eq request.query.status 'open')}}yes{{else}}no{{/if}}", request) == "no",
+            "as in WireMock 2.35.1, a query parameter (which can repeat) equals no single value")
+        #expect(try render("{{#eq request.method 'POST'}}post{{else}}other{{/eq}}", request) == "other")
+        #expect(
+            try render("{{#if request.query.missing}}a{{else if request.query.status}}b{{else}}c{{/if}}", request)
+                == "b")
+        #expect(try render("{{#with request.query}}{{status}}{{/with}}", request) == "open")
+        #expect(try render("{{#each request.query.tag as |tag i|}}{{i}}{{tag}}{{/each}}", request) == "0a1b")
+        #expect(try render("{{#assign 'who'}}user {{request.path.[1]}}{{/assign}}[{{who}}]", request) == "[user 42]")
+        #expect(try render("{{#if (and (gt 3 2) (not false) (or false 1))}}ok{{/if}}", request) == "ok")
+        #expect(try render("a  {{~ 'b' ~}}  c {{! a comment }}{{!-- another --}}\\{{x}}", request) == "abc {{x}}")
+    }
+
+    @Test func helpers() throws {
+        let body = #"{"user": {"name": "Ada", "roles": ["admin", "dev"]}, "total": 3}"#
+        let request = try request("POST", "http://h/x", body: body)
+        #expect(try render("{{jsonPath request.body '$.user.name'}}", request) == "Ada")
+        #expect(try render("{{jsonPath request.body '$.total'}}", request) == "3")
+        #expect(
+            try render("{{#each (jsonPath request.body '$.user.roles')}}<{{this}}>{{/each}}", request) == "<admin><dev>"
+        )
+        #expect(try render("{{{jsonPath request.body '$.user.roles'}}}", request) == #"["admin","dev"]"#)
+        #expect(try render("{{size (jsonPath request.body '$.user.roles')}}", request) == "2")
+        #expect(try render("{{regexExtract 'order-123-x' '[0-9]+'}}", request) == "123")
+        #expect(try render("{{regexExtract 'a1b2' '([a-z])([0-9])' 'parts'}}{{parts.0}}{{parts.1}}", request) == "a1")
+        #expect(try render("{{upper 'ab'}}{{lower 'CD'}}{{capitalize 'ef gh'}}", request) == "ABcdEf Gh")
+        #expect(try render("[{{trim '  x  '}}]{{#trim}}  y  {{/trim}}", request) == "[x]y")
+        #expect(try render("{{substring 'abcdef' 1 3}} {{substring 'abcdef' 4}}", request) == "bc ef")
+        #expect(try render("{{base64 'hello'}} {{base64 'aGVsbG8=' decode=true}}", request) == "aGVsbG8&#x3D; hello")
+        #expect(
+            try render("{{{urlEncode 'a b&c'}}} {{urlEncode 'a+b%26c' decode=true}}", request) == "a+b%26c a b&amp;c")
+        #expect(
+            try render("{{math 1 '+' 2}} {{math 7 '/' 2}} {{math 6 '*' 1.5}} {{math 7 '%' 4}}", request)
+                == "3 3.5 9.0 3")
+        #expect(
+            try render("{{size 'four'}} {{contains 'abc' 'b'}} {{matches 'abc' '[a-c]+'}}", request) == "4 true true")
+        #expect(try render("{{val request.query.nope or='fallback'}}", request) == "fallback")
+        #expect(try render("{{join (array 1 2 3) '-'}}", request) == "1-2-3")
+        #expect(try render("{{formData 'a=1&b=x+y' 'form' urlDecode=true}}{{form.b}}", request) == "x y")
+        #expect(try render("{{{jsonMerge '{\"a\": 1}' '{\"b\": 2}'}}}", request) == #"{"a":1,"b":2}"#)
+        #expect(try render("{{{jsonArrayAdd '[1]' '2'}}}", request) == "[1,2]")
+    }
+
+    @Test func datesAndRandomValuesAreRepeatableWithAnEnvironment() throws {
+        let fixed = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+        let environment = TemplateEnvironment(now: { fixed }, seed: 7)
+        let template = try ResponseTemplate(
+            "{{now}} {{now offset='3 days' format='yyyy-MM-dd'}} {{now format='epoch'}} "
+                + "{{date (parseDate '2026-02-03T04:05:06Z') format='HH:mm'}} {{now timezone='Asia/Tokyo' format='HH'}}"
+        )
+        #expect(
+            template.render(for: try request(), environment: environment)
+                == "2026-01-01T00:00:00Z 2026-01-04 1767225600000 04:05 09")
+        let random = try ResponseTemplate(
+            "{{randomValue length=8 type='ALPHANUMERIC'}} {{randomValue type='UUID'}} {{randomInt lower=1 upper=10}} "
+                + "{{pickRandom 'a' 'b' 'c'}}")
+        let first = random.render(for: try request(), environment: TemplateEnvironment(seed: 42))
+        let second = random.render(for: try request(), environment: TemplateEnvironment(seed: 42))
+        #expect(first == second, "the same seed, the same values")
+        #expect(first != random.render(for: try request(), environment: TemplateEnvironment(seed: 43)))
+        let parts = first.split(separator: " ")
+        #expect(parts[0].count == 8 && UUID(uuidString: String(parts[1])) != nil)
+        #expect((1..<10).contains(Int(parts[2]) ?? 0) && ["a", "b", "c"].contains(String(parts[3])))
+    }
+
+    @Test(arguments: [
+        ("{{#if x}}never closed", "{{#if}} is never closed"),
+        ("{{#if x}}{{/each}}", "{{/each}} closes {{#if}}"),
+        ("{{nosuch 1}}", "there is no helper \"nosuch\""),
+        ("{{#nosuch}}{{/nosuch}}", "there is no helper \"nosuch\""),
+        ("{{xPath request.body '/a'}}", "the xPath helper (XML) is not supported yet"),
+        ("{{> partial}}", "partials"),
+        ("{{upper 'unclosed}}", "a string is never closed"),
+        ("a\n  {{/if}}", "{{/if}} closes nothing"),
+    ])
+    func errorsNameWhatIsWrongAndWhere(template: String, expected: String) {
+        #expect {
+            _ = try ResponseTemplate(template)
+        } throws: { error in
+            guard let error = error as? ResponseTemplate.SyntaxError else { return false }
+            return error.message.contains(expected) && error.line >= 1
+        }
+    }
+
+    @Test func aSyntaxErrorKnowsItsLineAndColumn() {
+        let error = #expect(throws: ResponseTemplate.SyntaxError.self) { try ResponseTemplate("ok\nok {{nosuch 1}}") }
+        #expect(error?.line == 2 && error?.column == 4)
+    }
+}
