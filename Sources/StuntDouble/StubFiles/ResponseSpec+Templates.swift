@@ -34,8 +34,15 @@ extension ResponseSpec {
                 switch StubFileReader.readBodyFile(name, in: filesDirectory) {
                 case .success(let data):
                     // The file's text is a template too, compiled now (its name is only known now).
-                    let text = String(decoding: data, as: UTF8.self)
-                    body = (try? ResponseTemplate(text)).map { Data(rendered($0).utf8) } ?? data
+                    do {
+                        body = Data(rendered(try ResponseTemplate(String(decoding: data, as: UTF8.self))).utf8)
+                    } catch {
+                        storage.statusCode = .internalServerError
+                        storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
+                        storage.body = Data(
+                            "The response template in __files/\(name) cannot be compiled: \(error).\n".utf8)
+                        return
+                    }
                 case .failure(let problem):
                     storage.statusCode = .internalServerError
                     storage.headers = ["Content-Type": "text/plain; charset=utf-8"]

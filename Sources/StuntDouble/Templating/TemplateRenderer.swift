@@ -83,6 +83,11 @@ struct TemplateRenderer {
         case "assign":
             let name = block.arguments.positional.first.map { evaluate($0).text } ?? ""
             variables[name] = .string(capture(block.body))
+        case "parseJson" where block.arguments.positional.count == 1:
+            // `{{#parseJson 'name'}}{"a": 1}{{/parseJson}}`, then `{{name.a}}`.
+            let name = evaluate(block.arguments.positional[0]).text
+            let text = capture(block.body)
+            variables[name] = JSONData.parse(text).map(JSONData.wrap) ?? .string("[ERROR: not valid JSON]")
         default:
             // Any other helper as a block: a helper that takes text gets the body's (`{{#trim}} x {{/trim}}`);
             // the body is written when the result is true (`{{#eq a b}}same{{else}}not{{/eq}}`), or the

@@ -45,6 +45,7 @@ import Testing
             """#,
             "__files/greeting.txt": "hello {{request.query.name}}",
             "__files/item-7.json": #"{"item": {{request.pathSegments.[1]}}}"#,
+            "__files/item-9.json": "{{#if request.query.x}} never closed",
         ])
         #expect(root.files.diagnostics.isEmpty, "\(root.files.diagnostics)")
         let stubber = try root.stubber()
@@ -53,6 +54,9 @@ import Testing
         let missing = try #require(stubber.plan("GET", "http://h/items/8"))
         #expect(missing.response?.statusCode == .internalServerError)
         #expect(String(decoding: missing.body, as: UTF8.self).contains("item-8.json"))
+        let broken = try #require(stubber.plan("GET", "http://h/items/9"))
+        #expect(broken.response?.statusCode == .internalServerError, "never the template's text as it is")
+        #expect(String(decoding: broken.body, as: UTF8.self).contains("item-9.json cannot be compiled"))
         #expect(
             stubber.plan("GET", "http://h/items/..%2F..%2Fmappings%2Ffiles")?.response?.statusCode
                 == .internalServerError)

@@ -96,6 +96,7 @@ import FoundationNetworking
         #expect(try render("{{formData 'a=1&b=x+y' 'form' urlDecode=true}}{{form.b}}", request) == "x y")
         #expect(try render("{{{jsonMerge '{\"a\": 1}' '{\"b\": 2}'}}}", request) == #"{"a":1,"b":2}"#)
         #expect(try render("{{{jsonArrayAdd '[1]' '2'}}}", request) == "[1,2]")
+        #expect(try render(#"{{#parseJson 'data'}}{"a": {"b": 2}}{{/parseJson}}{{data.a.b}}"#, request) == "2")
     }
 
     @Test func datesAndRandomValuesAreRepeatableWithAnEnvironment() throws {
