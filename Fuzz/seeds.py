@@ -77,6 +77,7 @@ def main(output):
         "FuzzJSON": [f"{a}\0{b}" for i, a in enumerate(jsons) for b in [a] + pick(jsons, 1, i + 1)],
         "FuzzPercentEncoding": percent,
         "FuzzStubFiles": [t for t in texts if '"request"' in t or '"mappings"' in t] + example_mappings(),
+        "FuzzTemplate": [t + "\0" + b for t in texts if "{{" in t for b in ['{"name": "Ada", "items": [1, 2]}']],
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],

@@ -110,7 +110,7 @@ extension TemplateHelpers {
             } else {
                 items.append(item)
             }
-            if let limit = options["maxItems"]?.number.map(Int.init), items.count > limit {
+            if let limit = options["maxItems"]?.integer, items.count > limit {
                 items = Array(items.prefix(limit))
             }
             return .lazy(JSONData(value: .array(items)))

@@ -15,7 +15,7 @@ extension TemplateHelpers {
 
     static func addRandom(to table: inout [String: Helper]) {
         table["randomValue"] = { renderer, _, options in
-            let length = options["length"]?.number.map(Int.init) ?? 36
+            let length = options["length"]?.integer ?? 36
             let type = options["type"]?.text.uppercased() ?? "ALPHANUMERIC"
             if type == "UUID" { return .string(renderer.environment.randomUUID().uuidString.lowercased()) }
             let alphabet: [Character]
@@ -36,8 +36,8 @@ extension TemplateHelpers {
             return .string(text)
         }
         table["randomInt"] = { renderer, _, options in
-            let lower = options["lower"]?.number.map(Int.init) ?? Int(Int32.min)
-            let upper = options["upper"]?.number.map(Int.init) ?? Int(Int32.max)
+            let lower = options["lower"]?.integer ?? Int(Int32.min)
+            let upper = options["upper"]?.integer ?? Int(Int32.max)
             guard lower < upper else { return .string("[ERROR: randomInt needs lower below upper]") }
             // As WireMock: upper excluded.
             return .int(renderer.environment.random(in: lower...(upper - 1)))
@@ -45,7 +45,9 @@ extension TemplateHelpers {
         table["randomDecimal"] = { renderer, _, options in
             let lower = options["lower"]?.number ?? -Double(Int32.max)
             let upper = options["upper"]?.number ?? Double(Int32.max)
-            guard lower <= upper else { return .string("[ERROR: randomDecimal needs lower at most upper]") }
+            guard lower.isFinite, upper.isFinite, lower <= upper else {
+                return .string("[ERROR: randomDecimal needs finite numbers, lower at most upper]")
+            }
             return .double(renderer.environment.random(in: lower...upper))
         }
         table["pickRandom"] = { renderer, arguments, _ in
@@ -122,8 +124,12 @@ extension TemplateHelpers {
                 ? .lazy(DateValue(date: date))
                 : .string(
                     DateFormats.shared.format(date, pattern: "yyyy-MM-dd'T'HH:mm:ssXXX", timeZone: zone))
-        case "epoch"?: return .int(Int((date.timeIntervalSince1970 * 1000).rounded(.down)))
-        case "unix"?: return .int(Int(date.timeIntervalSince1970.rounded(.down)))
+        case "epoch"?:
+            return TemplateValue.double((date.timeIntervalSince1970 * 1000).rounded(.down)).integer.map(
+                TemplateValue.int) ?? .null
+        case "unix"?:
+            return TemplateValue.double(date.timeIntervalSince1970.rounded(.down)).integer.map(TemplateValue.int)
+                ?? .null
         case let pattern?: return .string(DateFormats.shared.format(date, pattern: pattern, timeZone: zone))
         }
     }

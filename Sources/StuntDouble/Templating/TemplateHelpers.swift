@@ -109,7 +109,7 @@ enum TemplateHelpers {
         }
         table["abbreviate"] = { _, arguments, _ in
             let text = arguments.first?.text ?? ""
-            guard arguments.count >= 2, let width = arguments[1].number.map(Int.init), width >= 4, text.count > width
+            guard arguments.count >= 2, let width = arguments[1].integer, width >= 4, text.count > width
             else { return .string(text) }
             return .string(String(text.prefix(width - 3)) + "...")
         }
@@ -119,8 +119,8 @@ enum TemplateHelpers {
         }
         table["substring"] = { _, arguments, _ in
             let text = Array(arguments.first?.text ?? "")
-            let start = arguments.count > 1 ? Int(arguments[1].number ?? 0) : 0
-            let end = arguments.count > 2 ? Int(arguments[2].number ?? Double(text.count)) : text.count
+            let start = arguments.count > 1 ? arguments[1].integer ?? -1 : 0
+            let end = arguments.count > 2 ? arguments[2].integer ?? -1 : text.count
             guard start >= 0, start <= end, end <= text.count else {
                 return .string("[ERROR: substring \(start) to \(end) is outside a text of \(text.count) characters]")
             }

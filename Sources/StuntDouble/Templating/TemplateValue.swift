@@ -106,6 +106,13 @@ indirect enum TemplateValue: Sendable {
         }
     }
 
+    /// The value as a whole number, when it is one that fits (never a trap for `1e300` or `NaN`).
+    var integer: Int? {
+        if case .int(let value) = self { return value }
+        guard let number, number.isFinite, abs(number) < 9e15 else { return nil }
+        return Int(number.rounded(.towardZero))
+    }
+
     /// The value from JSON.
     init(_ json: JSONValue) {
         switch json {

@@ -140,6 +140,19 @@ import FoundationNetworking
         }
     }
 
+    @Test func numbersOutOfRangeAreErrorsNotTraps() throws {
+        let request = try request()
+        #expect(try render("{{substring 'abc' 1e300}}", request).hasPrefix("[ERROR:"))
+        #expect(try render("{{substring 'abc' 2 1}}", request).hasPrefix("[ERROR:"))
+        #expect(try render("{{abbreviate 'abcdefgh' 1e300}}", request) == "abcdefgh")
+        #expect(
+            try render("{{randomValue length=1e300}}", request).count == 36, "a length that fits no Int: the default")
+        #expect(try render("{{randomDecimal lower=-1e999 upper=1e999}}", request).hasPrefix("[ERROR:"))
+        #expect(try render("{{randomInt lower=5 upper=5}}", request).hasPrefix("[ERROR:"))
+        #expect(try render("{{math 1e308 '*' 10}}", request) == "Infinity")
+        #expect(try render("{{math 1 '/' 0}}", request).hasPrefix("[ERROR:"))
+    }
+
     @Test func aSyntaxErrorKnowsItsLineAndColumn() {
         let error = #expect(throws: ResponseTemplate.SyntaxError.self) { try ResponseTemplate("ok\nok {{nosuch 1}}") }
         #expect(error?.line == 2 && error?.column == 4)
