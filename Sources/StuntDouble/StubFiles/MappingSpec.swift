@@ -89,9 +89,7 @@ struct ResponseSpec: Sendable {
         let response = HTTPStubResponse()
         response.storage.withLock { storage in
             if let bodyFailure {
-                storage.statusCode = .internalServerError
-                storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
-                storage.body = Data(bodyFailure.utf8)
+                storage.failWith(bodyFailure)
             } else {
                 storage.statusCode = HTTPStatusCode(rawValue: status)
                 storage.statusMessage = statusMessage

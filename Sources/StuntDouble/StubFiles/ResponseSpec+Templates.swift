@@ -37,17 +37,11 @@ extension ResponseSpec {
                     do {
                         body = Data(rendered(try ResponseTemplate(String(decoding: data, as: UTF8.self))).utf8)
                     } catch {
-                        storage.statusCode = .internalServerError
-                        storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
-                        storage.body = Data(
-                            "The response template in __files/\(name) cannot be compiled: \(error).\n".utf8)
-                        return
+                        return storage.failWith(
+                            "The response template in __files/\(name) cannot be compiled: \(error).\n")
                     }
                 case .failure(let problem):
-                    storage.statusCode = .internalServerError
-                    storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
-                    storage.body = Data((problem.message + "\n").utf8)
-                    return
+                    return storage.failWith(problem.message + "\n")
                 }
             } else if let template = self.body {
                 body = Data(rendered(template).utf8)
@@ -68,14 +62,20 @@ extension ResponseSpec {
                     url.host != nil
                 else {
                     storage.proxy = nil
-                    storage.statusCode = .internalServerError
-                    storage.headers = ["Content-Type": "text/plain; charset=utf-8"]
-                    storage.body = Data("The proxyBaseUrl template gave \"\(text)\", not an http or https URL.\n".utf8)
-                    return
+                    return storage.failWith("The proxyBaseUrl template gave \"\(text)\", not an http or https URL.\n")
                 }
                 proxy.baseURL = url
                 storage.proxy = proxy
             }
         }
+    }
+}
+
+extension HTTPStubResponse.Storage {
+    /// Makes the response a stub file's own `500`: the text says what cannot be served and why.
+    mutating func failWith(_ text: String) {
+        statusCode = .internalServerError
+        headers = ["Content-Type": "text/plain; charset=utf-8"]
+        body = Data(text.utf8)
     }
 }

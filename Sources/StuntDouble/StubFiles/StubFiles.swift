@@ -214,6 +214,12 @@ public struct StubFiles: Sendable {
         files = [name]
     }
 
+    /// The file `name` of a root's `__files/` folder, or `nil` when it is missing, a folder, or outside
+    /// `__files/` (by `..`, an absolute path or a symbolic link): what `bodyFileName` may read.
+    package static func bodyFile(named name: String, in filesDirectory: URL) -> Data? {
+        try? StubFileReader.readBodyFile(name, in: filesDirectory).get()
+    }
+
     private static func join(_ folder: String, _ relative: String) -> String {
         folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
     }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `url` (path and query, as sent), `path` (which `path.[n]` indexes by segment), `pathSegments`, `query.name`
 /// (`query.name.[n]` for repeated ones), `headers.name` (any case), `cookies.name`, `method`, `scheme`, `host`,
-/// `port`, `baseUrl`, `body`, `bodyAsBase64`, `pathParameters.name` (a `urlPathTemplate`'s), `clientIp`, and
+/// `port`, `baseUrl`, `body`, `bodyAsBase64`, `pathParameters.name` (a `urlPathTemplate`'s), and
 /// `requestLine` with `method`, `scheme`, `host`, `port`, `path`, `pathSegments`, `query` and `baseUrl`.
 struct RequestModel: TemplateObject {
     let request: HTTPIncomingRequest
@@ -54,8 +54,6 @@ struct RequestModel: TemplateObject {
                     if case .list(let items)? = value { return (key, .multi(items)) }
                     return (key, .string(value.map { "\($0)" } ?? ""))
                 })
-        case "clientIp":
-            return .string("127.0.0.1")
         case "requestLine":
             return .lazy(RequestLineModel(request: self))
         default:

@@ -45,6 +45,9 @@ struct JSONData: TemplateObject {
 }
 
 extension TemplateHelpers {
+    /// JSONPath expressions `jsonPath` compiled, by text.
+    static let jsonPaths = CompiledCache<JSONPath>()
+
     static func addData(to table: inout [String: Helper]) {
         table["jsonPath"] = { _, arguments, options in
             guard arguments.count >= 2 else { return .string("[ERROR: jsonPath needs JSON and an expression]") }
@@ -56,7 +59,7 @@ extension TemplateHelpers {
             } else {
                 return .string("[ERROR: \(arguments[0].text.prefix(100)) is not valid JSON]")
             }
-            guard let path = JSONPathCache.shared.path(arguments[1].text) else {
+            guard let path = jsonPaths.value(for: arguments[1].text, compile: { try? JSONPath($0) }) else {
                 return .string("[ERROR: \(arguments[1].text) is not a valid JSONPath expression]")
             }
             switch path.evaluate(document) {
@@ -153,21 +156,5 @@ extension TemplateHelpers {
             members[key] = members[key].map { merge($0, value) } ?? value
         }
         return .object(members)
-    }
-}
-
-/// Compiled JSONPath expressions, by text.
-final class JSONPathCache: Sendable {
-    static let shared = JSONPathCache()
-    private let cache = Locked([String: JSONPath]())
-
-    func path(_ expression: String) -> JSONPath? {
-        if let cached = cache.withLock({ $0[expression] }) { return cached }
-        guard let path = try? JSONPath(expression) else { return nil }
-        cache.withLock { cache in
-            if cache.count > 1_000 { cache.removeAll() }
-            cache[expression] = path
-        }
-        return path
     }
 }

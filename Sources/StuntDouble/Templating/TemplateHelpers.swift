@@ -86,7 +86,7 @@ enum TemplateHelpers {
             }
         }
         table["matches"] = { _, arguments, _ in
-            guard arguments.count >= 2, let regex = RegexCache.shared.regex(arguments[1].text) else {
+            guard arguments.count >= 2, let regex = CompiledRegex.compiled(arguments[1].text) else {
                 return .bool(false)
             }
             return .bool(regex.matchesWhole(arguments[0].text))
@@ -132,7 +132,10 @@ enum TemplateHelpers {
             case .array(let items): return .int(items.count)
             case .object(let members): return .int(members.count)
             case .multi(let values): return .int(values.count)
-            case .lazy(let object): return .int(object.items.isEmpty ? object.text.count : object.items.count)
+            case .lazy(let object as JSONData):
+                if case .string(let text) = object.value { return .int(text.count) }
+                return .int(object.items.count)
+            case .lazy(let object): return .int(object.items.count)
             default: return .int(value.text.count)
             }
         }
@@ -177,7 +180,7 @@ enum TemplateHelpers {
             return .string(encoded.replacingOccurrences(of: " ", with: "+"))
         }
         table["regexExtract"] = { renderer, arguments, options in
-            guard arguments.count >= 2, let regex = RegexCache.shared.regex(arguments[1].text) else {
+            guard arguments.count >= 2, let regex = CompiledRegex.compiled(arguments[1].text) else {
                 return .string("[ERROR: regexExtract needs a text and a valid regular expression]")
             }
             let text = arguments[0].text
@@ -251,29 +254,39 @@ enum TemplateHelpers {
     }
 }
 
-/// Compiled regular expressions, by pattern (templates give the same few on every request).
-final class RegexCache: Sendable {
-    /// A pattern compiled to match whole texts (`matches`) and to find a part (`regexExtract`).
-    struct Compiled: @unchecked Sendable {  // NSRegularExpression is immutable
-        let whole: NSRegularExpressionBox
-        let find: NSRegularExpression
+/// What helpers compile from text (regular expressions, JSONPath expressions), kept by that text: templates
+/// give the same few on every request. At most 1,000 of each are kept.
+final class CompiledCache<Value: Sendable>: Sendable {
+    private let cache = Locked([String: Value]())
 
-        func matchesWhole(_ text: String) -> Bool { whole.matchesWhole(text) }
-    }
-
-    static let shared = RegexCache()
-    private let cache = Locked([String: Compiled]())
-
-    func regex(_ pattern: String) -> Compiled? {
-        if let cached = cache.withLock({ $0[pattern] }) { return cached }
-        guard let find = try? NSRegularExpression(pattern: pattern),
-            let whole = try? NSRegularExpressionBox(wholeMatch: pattern)
-        else { return nil }
-        let compiled = Compiled(whole: whole, find: find)
+    /// The value compiled from `text`, compiled now unless kept; `nil` when it does not compile.
+    func value(for text: String, compile: (String) -> Value?) -> Value? {
+        if let cached = cache.withLock({ $0[text] }) { return cached }
+        guard let value = compile(text) else { return nil }
         cache.withLock { cache in
             if cache.count > 1_000 { cache.removeAll() }
-            cache[pattern] = compiled
+            cache[text] = value
         }
-        return compiled
+        return value
+    }
+}
+
+/// A pattern compiled to match whole texts (`matches`) and to find a part (`regexExtract`).
+struct CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immutable
+    let whole: NSRegularExpressionBox
+    let find: NSRegularExpression
+
+    func matchesWhole(_ text: String) -> Bool { whole.matchesWhole(text) }
+
+    static let cache = CompiledCache<CompiledRegex>()
+
+    /// The pattern, compiled (once), or `nil` when it does not compile.
+    static func compiled(_ pattern: String) -> CompiledRegex? {
+        cache.value(for: pattern) { pattern in
+            guard let find = try? NSRegularExpression(pattern: pattern),
+                let whole = try? NSRegularExpressionBox(wholeMatch: pattern)
+            else { return nil }
+            return CompiledRegex(whole: whole, find: find)
+        }
     }
 }

@@ -42,8 +42,9 @@ struct TemplateRenderer {
         let saved = output
         output = ""
         render(nodes)
-        defer { output = saved }
-        return output
+        let captured = output
+        output = saved
+        return captured
     }
 
     private mutating func renderBlock(_ block: TemplateBlock) {

@@ -7,14 +7,7 @@ import Testing
 @Suite struct CommandTests {
     /// A stub-file root in a temporary folder.
     func root(_ files: [String: String]) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)")
-        for (path, text) in files {
-            let file = url.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: file)
-        }
-        return url
+        try AdminAPITests.root(files)
     }
 
     @Test func serveStartsOnTheBundledExamplesAndLogsEachRequest() async throws {

@@ -11,8 +11,6 @@ import Testing
     /// Runs `body` with a server on a root holding a stub and files, and a file outside `__files/` that a
     /// symbolic link points at.
     func withServer(_ body: (String) async throws -> Void) async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("static-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
         let files: [String: String] = [
             "mappings/stub.json": #"{"request": {"url": "/docs/stubbed.json"}, "response": {"body": "from the stub"}}"#,
             "__files/docs/a.json": #"{"a": 1}"#,
@@ -21,12 +19,8 @@ import Testing
             "__files/body of a stub.txt": "spaces",
             "secret.txt": "outside __files",
         ]
-        for (path, text) in files {
-            let file = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: file)
-        }
+        let root = try AdminAPITests.root(files)
+        defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createSymbolicLink(
             at: root.appendingPathComponent("__files/link.txt"),
             withDestinationURL: root.appendingPathComponent("secret.txt"))

@@ -78,6 +78,8 @@ import FoundationNetworking
         )
         #expect(try render("{{{jsonPath request.body '$.user.roles'}}}", request) == #"["admin","dev"]"#)
         #expect(try render("{{size (jsonPath request.body '$.user.roles')}}", request) == "2")
+        #expect(
+            try render("{{size (parseJson '[]')}} {{size (jsonPath request.body '$.user.name')}}", request) == "0 3")
         #expect(try render("{{regexExtract 'order-123-x' '[0-9]+'}}", request) == "123")
         #expect(try render("{{regexExtract 'a1b2' '([a-z])([0-9])' 'parts'}}{{parts.0}}{{parts.1}}", request) == "a1")
         #expect(try render("{{upper 'ab'}}{{lower 'CD'}}{{capitalize 'ef gh'}}", request) == "ABcdEf Gh")
