@@ -152,8 +152,14 @@ final class DateFormats: Sendable {
         }
     }
 
+    /// The date `text` spells in `pattern`, or nil.
+    ///
+    /// A text in which one character is several Unicode scalars (`0` and a combining mark, an emoji sequence) is
+    /// never a date in `en_US_POSIX`, and corelibs Foundation's `DateFormatter` traps when its parse stops inside
+    /// such a character (`Incorrect range CFRange`, found by FuzzTemplate), so those texts are answered nil here.
     func parse(_ text: String, pattern: String) -> Date? {
-        formatters.withLock { formatters in
+        guard text.unicodeScalars.count == text.count else { return nil }
+        return formatters.withLock { formatters in
             Self.formatter(pattern, "UTC", in: &formatters.byKey).date(from: text)
         }
     }

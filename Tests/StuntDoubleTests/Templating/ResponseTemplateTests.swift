@@ -111,6 +111,13 @@ import FoundationNetworking
         #expect(
             template.render(for: try request(), environment: environment)
                 == "2026-01-01T00:00:00Z 2026-01-04 1767225600000 04:05 09")
+        // Foundation's DateFormatter traps when its parse stops inside a character of several scalars.
+        let combining = try ResponseTemplate(
+            "{{parseDate '2026-02-03T0\u{033D}05:06Z'}}|{{date '2026-02-03\u{1F44D}\u{1F3FD}'}}")
+        #expect(
+            combining.render(for: try request(), environment: environment)
+                == "[ERROR: 2026-02-03T0\u{033D}05:06Z is not a date in the format given]|[ERROR: date needs a date, such as (parseDate &#x27;2026-01-01T00:00:00Z&#x27;)]"
+        )
         let random = try ResponseTemplate(
             "{{randomValue length=8 type='ALPHANUMERIC'}} {{randomValue type='UUID'}} {{randomInt lower=1 upper=10}} "
                 + "{{pickRandom 'a' 'b' 'c'}}")
