@@ -27,12 +27,15 @@ struct Check: AsyncParsableCommand {
         for path in paths {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                let files = StubFiles(path: path)
+                // As `serve` reads them: a stub server sends webhooks.
+                let files = StubFiles(
+                    root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: .refuse,
+                    templating: .local, sendsWebhooks: true)
                 diagnostics += files.diagnostics
                 fileCount += files.files.count
                 mappingCount += files.mappingCount
             } else {
-                let found = StubFiles.check(files: [path])
+                let found = StubFiles.check(files: [path], sendsWebhooks: true)
                 diagnostics += found
                 fileCount += 1
             }

@@ -195,6 +195,7 @@ public final class HTTPStubServer: Sendable {
             }
         }
         await core.connections.closeAll()
+        await core.webhooks.stop()
         await core.proxy?.shutdown()
         try? await running.group.shutdownGracefully()
         configuration.logger.info("stopped")
@@ -272,6 +273,8 @@ final class ServerCore: Sendable {
     /// The client for upstreams (the server-wide one, and proxying stubs'), while the server runs.
     var proxy: UpstreamProxy? { proxyBox.withLockedValue { $0 } }
     let proxyBox = NIOLockedValueBox<UpstreamProxy?>(nil)
+    /// Sends stubs' webhooks, and keeps what became of them.
+    let webhooks: WebhookSender
 
     struct ShutdownHook: Sendable {
         var run: (@Sendable () async -> Void)?
@@ -281,6 +284,7 @@ final class ServerCore: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         hasAdmin = configuration.isAdminAPIEnabled
+        webhooks = WebhookSender(logger: configuration.logger)
         store = MappingStore(
             stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
             templating: configuration.responseTemplating)

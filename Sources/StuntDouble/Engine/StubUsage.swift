@@ -147,6 +147,10 @@ struct StubUsage: Sendable {
         unmatchedCount = 0
     }
 
+    mutating func removeJournalEntries(where shouldRemove: (HTTPJournalEntry) -> Bool) -> [HTTPJournalEntry] {
+        journal.remove(where: shouldRemove)
+    }
+
     mutating func setJournalCapacity(_ capacity: Int) {
         journal.capacity = capacity
     }
@@ -274,5 +278,20 @@ struct JournalBuffer: Sendable {
         storage = []
         head = 0
         droppedCount = 0
+    }
+
+    /// Removes the entries `shouldRemove` picks (they are not counted as dropped).
+    /// - Returns: The removed entries, oldest first.
+    mutating func remove(where shouldRemove: (HTTPJournalEntry) -> Bool) -> [HTTPJournalEntry] {
+        var kept: [HTTPJournalEntry] = []
+        var removed: [HTTPJournalEntry] = []
+        for entry in entries {
+            if shouldRemove(entry) { removed.append(entry) } else { kept.append(entry) }
+        }
+        if !removed.isEmpty {
+            storage = kept
+            head = 0
+        }
+        return removed
     }
 }

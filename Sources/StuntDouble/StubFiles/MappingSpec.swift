@@ -30,6 +30,8 @@ package struct MappingSpec: Sendable {
     /// The features the mapping uses that StuntDouble lacks (`file:line:column: field: why`), read with
     /// ``StubFiles/UnsupportedFeatures/answerWithError``: its stub answers 500 naming them.
     package var unsupported: [String] = []
+    /// The webhooks a stub server sends after answering with this mapping.
+    var webhooks: [WebhookSpec] = []
 
     /// The priority StuntDouble uses for a WireMock priority: WireMock's 1 (highest) to 5 (the default) and
     /// beyond become 4 to 0 and below, so that a file's default and a Swift stub's default (0) are equal and
@@ -62,6 +64,8 @@ struct ResponseSpec: Sendable {
 
     /// A random delay, drawn for each request.
     enum DelayDistribution: Sendable {
+        /// Always `seconds` (WireMock's `fixed`, with `milliseconds`).
+        case fixed(TimeInterval)
         /// Between `lower` and `upper` seconds, evenly.
         case uniform(lower: TimeInterval, upper: TimeInterval)
         /// Log-normally around `median` seconds, with the given shape.
@@ -71,6 +75,8 @@ struct ResponseSpec: Sendable {
         func sample() -> TimeInterval {
             var generator = SystemRandomNumberGenerator()
             switch self {
+            case .fixed(let seconds):
+                return seconds
             case .uniform(let lower, let upper):
                 return upper > lower ? Double.random(in: lower...upper, using: &generator) : lower
             case .lognormal(let median, let sigma):
@@ -139,7 +145,8 @@ extension MappingSpec {
     /// The stub this mapping makes in a stubber (whose scenarios it joins by name).
     package func makeStub(scenarios: (String) -> HTTPStubScenario) -> HTTPStubRequest {
         let stub = HTTPStubRequest(
-            name: name, priority: Self.stuntDoublePriority(priority), fileID: file, line: line, mappingID: id)
+            name: name, priority: Self.stuntDoublePriority(priority), fileID: file, line: line, mappingID: id,
+            webhooks: unsupported.isEmpty ? webhooks : [])
         for matcher in matchers {
             stub.match(matcher)
         }

@@ -101,6 +101,17 @@ public struct StubFiles: Sendable {
         root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures = .refuse,
         templating: ResponseTemplating = .local
     ) {
+        self.init(
+            root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating,
+            sendsWebhooks: false)
+    }
+
+    /// Reads a root folder for a stub server, which sends the mappings' webhooks (elsewhere a mapping with a
+    /// webhook uses a feature StuntDouble lacks there).
+    package init(
+        root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures, templating: ResponseTemplating,
+        sendsWebhooks: Bool
+    ) {
         self.root = root
         var diagnostics: [StubFileDiagnostic] = []
         var specs: [MappingSpec] = []
@@ -151,6 +162,7 @@ public struct StubFiles: Sendable {
                 file: display, bytes: Array(data), filesDirectory: filesFolder, unsupportedFeatures: unsupportedFeatures
             )
             reader.templating = templating
+            reader.sendsWebhooks = sendsWebhooks
             reader.read()
             diagnostics += reader.diagnostics
             specs += reader.specs
@@ -165,6 +177,11 @@ public struct StubFiles: Sendable {
     /// - Parameter paths: The files' paths.
     /// - Returns: Every problem, in file order.
     public static func check(files paths: [String]) -> [StubFileDiagnostic] {
+        check(files: paths, sendsWebhooks: false)
+    }
+
+    /// Reads stub files given one by one, for serving where webhooks are sent (`sendsWebhooks`) or not.
+    package static func check(files paths: [String], sendsWebhooks: Bool) -> [StubFileDiagnostic] {
         var diagnostics: [StubFileDiagnostic] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
@@ -185,6 +202,7 @@ public struct StubFiles: Sendable {
                 folder = folder.deletingLastPathComponent()
             }
             var reader = StubFileReader(file: path, bytes: Array(data), filesDirectory: filesFolder)
+            reader.sendsWebhooks = sendsWebhooks
             reader.read()
             diagnostics += reader.diagnostics
         }
@@ -199,19 +217,31 @@ public struct StubFiles: Sendable {
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
     ///   - refusingUnknownFields: Whether an unknown field is an error, as WireMock's admin API makes it.
     ///   - templating: Which responses are templates, and what rendering them reads.
+    ///   - sendsWebhooks: Whether the mappings are served where webhooks are sent (a stub server).
     package init(
         json: Data, name: String, filesDirectory: URL?, unsupportedFeatures: UnsupportedFeatures = .refuse,
-        refusingUnknownFields: Bool = false, templating: ResponseTemplating = .local
+        refusingUnknownFields: Bool = false, templating: ResponseTemplating = .local, sendsWebhooks: Bool = false
     ) {
         root = filesDirectory?.deletingLastPathComponent() ?? URL(fileURLWithPath: "/")
         var reader = StubFileReader(
             file: name, bytes: Array(json), filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures)
         reader.refusesUnknownFields = refusingUnknownFields
         reader.templating = templating
+        reader.sendsWebhooks = sendsWebhooks
         reader.read()
         diagnostics = reader.diagnostics
         specs = reader.specs
         files = [name]
+    }
+
+    /// Where the file `name` of a `__files/` folder is (whether it exists or not), or `nil` when the name leads
+    /// outside the folder: an absolute path, `..`, a symbolic link out.
+    package static func fileURL(named name: String, in filesDirectory: URL) -> URL? {
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.hasPrefix("\\"), !name.contains("\u{0}") else { return nil }
+        let base = filesDirectory.resolvingSymlinksInPath().standardizedFileURL
+        let target = base.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
+        let basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        return target.path.hasPrefix(basePath) ? target : nil
     }
 
     /// The file `name` of a root's `__files/` folder, or `nil` when it is missing, a folder, or outside

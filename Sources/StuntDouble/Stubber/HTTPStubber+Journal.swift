@@ -60,6 +60,16 @@ extension HTTPStubber {
         usage.withLock { $0.clearJournal() }
     }
 
+    /// Removes the journal's entries a condition picks, such as the requests of a test's setup, so that later
+    /// searches of the journal do not see them. The counts (``receivedCount``, ``unmatchedCount``,
+    /// ``hitCount(of:)``) stay: they count every request since the journal was last cleared.
+    /// - Parameter shouldRemove: Whether to remove an entry.
+    /// - Returns: The removed entries, oldest first.
+    @discardableResult
+    public func removeJournalEntries(where shouldRemove: (HTTPJournalEntry) -> Bool) -> [HTTPJournalEntry] {
+        usage.withLock { $0.removeJournalEntries(where: shouldRemove) }
+    }
+
     /// Starts every response sequence, ``HTTPStubRequest/times(_:)`` limit and scenario over; the journal
     /// stays.
     public func resetState() {

@@ -25,6 +25,8 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     package let mappingID: UUID?
     /// ``mappingID`` as a header value (lower-case), made once: `uuidString` formats with `printf`.
     package let mappingIDText: String?
+    /// The webhooks of the stub-file mapping the stub was made from, which a stub server sends after answering.
+    package let webhooks: [WebhookSpec]
 
     struct State: Sendable {
         var definition = StubDefinition()
@@ -48,10 +50,11 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     }
 
     /// Creates a stub, optionally for a stub-file mapping.
-    init(name: String?, priority: Int, fileID: String, line: Int, mappingID: UUID?) {
+    init(name: String?, priority: Int, fileID: String, line: Int, mappingID: UUID?, webhooks: [WebhookSpec] = []) {
         self.fileID = fileID
         self.line = line
         self.mappingID = mappingID
+        self.webhooks = webhooks
         mappingIDText = mappingID?.uuidString.lowercased()
         var definition = StubDefinition()
         definition.name = name

@@ -52,6 +52,12 @@ public struct ResponseTemplate: Sendable {
             root.append(
                 ("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
+        return render(root: root, environment: environment)
+    }
+
+    /// Renders the template with its own top-level names (a webhook's `originalRequest` and `parameters`).
+    func render(root: [(key: String, value: TemplateValue)], environment: TemplateEnvironment) -> String {
+        if isPlain { return text }
         var renderer = TemplateRenderer(root: .object(root), environment: environment)
         renderer.render(nodes)
         return renderer.output

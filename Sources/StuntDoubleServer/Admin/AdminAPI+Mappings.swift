@@ -121,7 +121,7 @@ extension AdminAPI {
         return .success(id)
     }
 
-    private static func response(for failure: MappingStore.Failure) -> AdminResponse {
+    static func response(for failure: MappingStore.Failure) -> AdminResponse {
         switch failure {
         case .invalid(let diagnostics): return .json(AdminJSON.errors(diagnostics), status: 422)
         case .notFound: return .error(404, "No mapping has that id.")

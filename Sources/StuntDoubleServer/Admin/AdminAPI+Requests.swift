@@ -1,8 +1,8 @@
 import Foundation
 import StuntDouble
 
-/// `/__admin/requests`: the request journal, listed, cleared, counted and searched by pattern, and the
-/// requests no stub matched.
+/// `/__admin/requests`: the request journal, listed, cleared, counted, searched and removed from by pattern or
+/// by the answering mapping's metadata, and the requests no stub matched.
 extension AdminAPI {
     /// What `POST /__admin/requests/{count,find,remove}` does with the requests a pattern matches.
     enum JournalSearch {
@@ -31,6 +31,7 @@ extension AdminAPI {
     func clearRequests() -> AdminResponse {
         stubber.clearJournal()
         core.clients.withLockedValue { $0.removeAll() }
+        core.webhooks.clear()
         return .json(.object([]))
     }
 
@@ -52,11 +53,33 @@ extension AdminAPI {
         case .count: response = .json(.object([("count", .number(found.count))]))
         case .find: response = .json(.object([("requests", .array(found.map(loggedRequest)))]))
         case .remove:
-            return .error(
-                501, "Removing single journal entries is not supported; DELETE /__admin/requests clears them all.")
+            let removed = stubber.removeJournalEntries { pattern.matches($0.request) }
+            // As WireMock answers: the removed serve events.
+            response = .json(.object([("serveEvents", .array(removed.map(serveEvent)))]))
         }
         response.headers += incompleteJournalNotes(journal)
         return response
+    }
+
+    /// `DELETE /__admin/requests/{id}`: forgets one request (answers 200 whether the journal held it, as
+    /// WireMock does).
+    func removeRequest(_ idText: String) -> AdminResponse {
+        if let number = AdminJSON.entryNumber(of: idText) {
+            stubber.removeJournalEntries { $0.number == number }
+        }
+        return .json(.object([]))
+    }
+
+    /// `POST /__admin/requests/remove-by-metadata`: forgets the requests answered by mappings whose `metadata`
+    /// the pattern matches.
+    func removeRequests(byMetadata body: Data) -> AdminResponse {
+        let (pattern, diagnostics) = StubValuePattern.read(body, name: "the request body")
+        guard let pattern else { return .json(AdminJSON.errors(diagnostics), status: 422) }
+        let stubs = Set(store.entries(whereMetadata: pattern).map { ObjectIdentifier($0.stub) })
+        let removed = stubber.removeJournalEntries { entry in
+            entry.stub.map { stubs.contains(ObjectIdentifier($0)) } ?? false
+        }
+        return .json(.object([("serveEvents", .array(removed.map(serveEvent)))]))
     }
 
     /// `GET /__admin/requests/unmatched`.

@@ -41,6 +41,7 @@ extension AdminAPI {
         stubber.clearJournal()
         stubber.resetState()
         core.clients.withLockedValue { $0.removeAll() }
+        core.webhooks.clear()
         core.globalDelay.withLockedValue { $0 = .zero }
         return .json(.object([]))
     }

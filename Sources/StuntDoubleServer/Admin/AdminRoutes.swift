@@ -13,16 +13,24 @@ struct AdminRoute: Sendable {
     let method: String
     /// The path's segments; `nil` stands for a `{name}` segment.
     let segments: [String?]
+    /// Whether the last segment is `{name*}`: the rest of the path, one segment or more, as one value.
+    let takesRest: Bool
     let answer: @Sendable (AdminAPI, Call) async -> AdminResponse
 
     init(_ method: String, _ path: String, _ answer: @escaping @Sendable (AdminAPI, Call) async -> AdminResponse) {
         self.method = method
         segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
+        takesRest = path.hasSuffix("*}")
         self.answer = answer
     }
 
     /// The values of the `{name}` segments when `parts` is this route's path, or `nil`.
     func parameters(of parts: [Substring]) -> [String]? {
+        if takesRest, parts.count > segments.count {
+            guard var values = parameters(of: Array(parts.prefix(segments.count))) else { return nil }
+            values[values.count - 1] += "/" + parts.dropFirst(segments.count).joined(separator: "/")
+            return values
+        }
         guard parts.count == segments.count else { return nil }
         var values: [String] = []
         for (segment, part) in zip(segments, parts) {
@@ -57,7 +65,7 @@ struct AdminRoute: Sendable {
     }
 
     /// Every endpoint: WireMock 2.35.1's admin API as far as StuntDouble serves it, and its own
-    /// `/stuntdouble/stubs`. One line each; the tasks live in the file of their resource.
+    /// `/stuntdouble/stubs` and `/stuntdouble/webhooks`. One line each; the tasks live in the file of their resource.
     static let all: [AdminRoute] = [
         // The server: AdminAPI+Server.swift.
         AdminRoute("GET", "") { _, call in TrafficPage.response(token: call.request.query["token"]) },
@@ -68,6 +76,7 @@ struct AdminRoute: Sendable {
         AdminRoute("POST", "settings") { api, call in api.updateSettings(call.body) },
         AdminRoute("PUT", "settings") { api, call in api.updateSettings(call.body) },
         AdminRoute("GET", "stuntdouble/stubs") { api, _ in api.swiftStubs() },
+        AdminRoute("GET", "stuntdouble/webhooks") { api, _ in api.webhooks() },
         // Mappings: AdminAPI+Mappings.swift.
         AdminRoute("GET", "mappings") { api, call in api.listMappings(call.request) },
         AdminRoute("POST", "mappings") { api, call in api.createMapping(call.body) },
@@ -89,12 +98,19 @@ struct AdminRoute: Sendable {
         AdminRoute("POST", "requests/count") { api, call in api.searchRequests(call.body, .count) },
         AdminRoute("POST", "requests/find") { api, call in api.searchRequests(call.body, .find) },
         AdminRoute("POST", "requests/remove") { api, call in api.searchRequests(call.body, .remove) },
+        AdminRoute("POST", "requests/remove-by-metadata") { api, call in api.removeRequests(byMetadata: call.body) },
         AdminRoute("GET", "requests/unmatched") { api, _ in api.unmatchedRequests() },
         AdminRoute("GET", "requests/unmatched/near-misses") { api, _ in api.unmatchedNearMisses() },
         AdminRoute("GET", "requests/{id}") { api, call in api.loggedRequest(call.parameters[0]) },
+        AdminRoute("DELETE", "requests/{id}") { api, call in api.removeRequest(call.parameters[0]) },
         // Near misses: AdminAPI+NearMisses.swift.
         AdminRoute("POST", "near-misses/request") { api, call in api.nearMisses(forLoggedRequest: call.body) },
         AdminRoute("POST", "near-misses/request-pattern") { api, call in api.nearMisses(forPattern: call.body) },
+        // Body files: AdminAPI+Files.swift.
+        AdminRoute("GET", "files") { api, _ in api.listFiles() },
+        AdminRoute("GET", "files/{name*}") { api, call in api.file(call.parameters[0]) },
+        AdminRoute("PUT", "files/{name*}") { api, call in api.writeFile(call.parameters[0], call.body) },
+        AdminRoute("DELETE", "files/{name*}") { api, call in api.deleteFile(call.parameters[0]) },
         // Scenarios: AdminAPI+Scenarios.swift.
         AdminRoute("GET", "scenarios") { api, _ in api.listScenarios() },
         AdminRoute("POST", "scenarios/reset") { api, _ in api.resetScenarios() },

@@ -78,7 +78,8 @@ final class MappingStore: Sendable {
     /// Loads the stub files of a root folder and remembers it for `reset` and `save`.
     func load(root: URL, displayPath: String, isReadOnly: Bool = false) throws(HTTPStubberError) -> StubFiles {
         let files = StubFiles(
-            root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating)
+            root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating,
+            sendsWebhooks: true)
         let errors = files.errors
         guard errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
@@ -143,7 +144,7 @@ final class MappingStore: Sendable {
     private func read(_ json: Data, name: String) -> Result<[MappingSpec], Failure> {
         let files = StubFiles(
             json: json, name: name, filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures,
-            refusingUnknownFields: true, templating: templating)
+            refusingUnknownFields: true, templating: templating, sendsWebhooks: true)
         guard files.errors.isEmpty else { return .failure(.invalid(files.diagnostics)) }
         // A mapping sent without an id gets a new, random one, as in WireMock.
         let given = JSONNode.parse(lenient: json)
@@ -161,7 +162,8 @@ final class MappingStore: Sendable {
     func create(_ json: Data) -> Result<(Entry, [StubFileDiagnostic]), Failure> {
         let diagnostics = StubFiles(
             json: json, name: "the request body", filesDirectory: filesDirectory,
-            unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true, templating: templating
+            unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true, templating: templating,
+            sendsWebhooks: true
         ).diagnostics
         switch read(json, name: "the request body") {
         case .failure(let failure):
@@ -245,13 +247,22 @@ final class MappingStore: Sendable {
         }
     }
 
+    /// The root folder, when there is one and it is the user's to write into.
+    func writableRoot() -> Result<URL, Failure> {
+        let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
+        guard let root else { return .failure(.noRoot) }
+        return isReadOnly ? .failure(.readOnlyRoot(display)) : .success(root)
+    }
+
     /// Writes every mapping added or changed through the admin API to the root folder
     /// (`POST /__admin/mappings/save`): a new mapping to a file of its own, a changed one into the file it
     /// came from. No file is ever deleted.
     func save() -> Result<Int, Failure> {
-        let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
-        guard let root else { return .failure(.noRoot) }
-        if isReadOnly { return .failure(.readOnlyRoot(display)) }
+        let root: URL
+        switch writableRoot() {
+        case .success(let url): root = url
+        case .failure(let failure): return .failure(failure)
+        }
         let folder = root.appendingPathComponent("mappings")
         var written = 0
         return state.withLockedValue { state -> Result<Int, Failure> in

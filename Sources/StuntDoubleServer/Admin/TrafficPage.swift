@@ -1,7 +1,8 @@
 import Foundation
 
 /// The page at `/__admin/`: the stubs, the live journal (method, URL, status, the stub that answered,
-/// timing) and, for each unmatched request, the near-miss report with what differed. Plain HTML with a
+/// timing), for each unmatched request the near-miss report with what differed, and the webhooks stubs fired
+/// with what became of each. Plain HTML with a
 /// little script that asks the admin API for news every second; nothing outside the server is loaded.
 enum TrafficPage {
     static func response(token: String?) -> AdminResponse {
@@ -48,6 +49,11 @@ enum TrafficPage {
           <table id="requests">
             <thead><tr><th>#</th><th>Time</th><th>Method</th><th>URL</th><th>Status</th><th>Answered by</th><th>Took</th></tr></thead>
             <tbody><tr><td colspan="7" class="empty">No requests yet.</td></tr></tbody>
+          </table>
+          <h2>Webhooks <span class="stat" style="font-weight:400;color:var(--muted)">sent after responses; newest first</span></h2>
+          <table id="webhooks">
+            <thead><tr><th>After #</th><th>Time</th><th>Method</th><th>URL</th><th>Result</th><th>From</th></tr></thead>
+            <tbody><tr><td colspan="6" class="empty">No webhooks.</td></tr></tbody>
           </table>
           <h2>Stubs</h2>
           <table id="stubs">
@@ -119,6 +125,31 @@ enum TrafficPage {
           }
         }
 
+        function renderWebhooks(webhooks) {
+          const body = document.querySelector("#webhooks tbody");
+          body.replaceChildren();
+          if (webhooks.length === 0) {
+            const row = body.insertRow();
+            cell(row, "No webhooks.", "empty").colSpan = 6;
+            return;
+          }
+          for (const webhook of webhooks) {
+            const row = body.insertRow();
+            cell(row, webhook.requestNumber, "mono");
+            cell(row, new Date(webhook.scheduledDate).toLocaleTimeString(), "mono");
+            cell(row, webhook.method, "mono");
+            cell(row, webhook.url, "mono");
+            if (webhook.state === "answered") {
+              cell(row, webhook.status + " in " + webhook.took + " ms", "mono s" + String(webhook.status).charAt(0));
+            } else if (webhook.state === "failed") {
+              cell(row, webhook.error, "err");
+            } else {
+              cell(row, webhook.delayMilliseconds > 0 ? "waiting (" + webhook.delayMilliseconds + " ms delay)" : "sending…", "mono s3");
+            }
+            cell(row, webhook.source, "mono");
+          }
+        }
+
         function renderStubs(mappings, swiftStubs) {
           const body = document.querySelector("#stubs tbody");
           body.replaceChildren();
@@ -149,9 +180,10 @@ enum TrafficPage {
 
         async function refresh() {
           try {
-            const [journal, mappings, swift] = await Promise.all(
-              [api("/requests?limit=200"), api("/mappings"), api("/stuntdouble/stubs")]);
+            const [journal, mappings, swift, webhooks] = await Promise.all(
+              [api("/requests?limit=200"), api("/mappings"), api("/stuntdouble/stubs"), api("/stuntdouble/webhooks")]);
             renderRequests(journal.requests);
+            renderWebhooks(webhooks.webhooks);
             renderStubs(mappings.mappings, swift.stubs);
             const unmatched = journal.requests.filter(event => !event.wasMatched).length;
             document.getElementById("counts").textContent =

@@ -67,6 +67,8 @@ final class Playback {
     var isWaitingForWritability = false
     var isFinished = false
     var timer: Scheduled<Void>?
+    /// The webhooks of the stub that answered, sent once the response has been: its mapping's, and the request.
+    var webhooks: (specs: [WebhookSpec], request: HTTPIncomingRequest)?
 
     init(requestHead: HTTPRequestHead, entry: Int, receivedAt: NIODeadline, received: ContinuousClock.Instant) {
         self.requestHead = requestHead

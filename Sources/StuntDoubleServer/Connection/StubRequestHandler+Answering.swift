@@ -44,6 +44,9 @@ extension StubRequestHandler {
             }
         }
         let playback = Playback(requestHead: head, entry: entry, receivedAt: receivedAt, received: received)
+        if let plan = decision.plan, !plan.stub.webhooks.isEmpty {
+            playback.webhooks = (plan.stub.webhooks, plan.request)
+        }
         if let plan = decision.plan, let stubProxy = plan.proxy {
             // A proxying stub: forwarded when its head is due (after its delay and the global one).
             self.playback = playback

@@ -233,6 +233,10 @@ extension StubRequestHandler {
         playback.isFinished = true
         playback.upstreamFlow?.finish()
         guard let entry = playback.entry else { return }  // admin calls are not journaled, nor logged here
+        if let webhooks = playback.webhooks {
+            // After the response, as WireMock fires them; whatever becomes of them, the response stays as it was.
+            core.webhooks.send(webhooks.specs, for: webhooks.request, entry: entry, client: core.proxy?.client)
+        }
         let duration = ContinuousClock.now - playback.received
         core.stubber.complete(
             entry, after: duration, error: error, statusCode: playback.statusCode,

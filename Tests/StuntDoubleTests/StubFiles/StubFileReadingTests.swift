@@ -74,7 +74,7 @@ import Testing
         ),
         (
             #"{"request": {"url": "/x"}, "postServeActions": [{"name": "webhook"}]}"#,
-            "postServeActions: webhooks (postServeActions) are not supported yet"
+            "postServeActions[0].parameters: a webhook needs parameters: at least a url"
         ),
         (
             #"{"request": {"url": "/x", "multipartPatterns": [{}]}}"#,

@@ -201,10 +201,7 @@ extension StubFileReader {
                     message: "bodyFileName \"\(name)\" is an absolute path; it must be relative to __files/ and is "
                         + "never read"))
         }
-        let base = filesDirectory.resolvingSymlinksInPath().standardizedFileURL
-        let target = base.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
-        let basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
-        guard target.path.hasPrefix(basePath) else {
+        guard let target = StubFiles.fileURL(named: name, in: filesDirectory) else {
             return .failure(
                 BodyFileProblem(
                     message: "bodyFileName \"\(name)\" leads outside __files/; it is never read"))
@@ -260,15 +257,28 @@ extension StubFileReader {
         return Double(value) / 1000
     }
 
-    private mutating func readDistribution(_ node: JSONNode, field: String) -> ResponseSpec.DelayDistribution? {
+    /// WireMock's delay distribution: `fixed` (milliseconds), `uniform` (lower, upper) or `lognormal` (median,
+    /// sigma), in milliseconds.
+    mutating func readDistribution(_ node: JSONNode, field: String) -> ResponseSpec.DelayDistribution? {
         guard let members = object(node, field) else { return nil }
         let values = checkKeys(
-            members, field: field, known: ["type", "lower", "upper", "median", "sigma", "maxValue"], unsupported: [:])
+            members, field: field, known: ["type", "milliseconds", "lower", "upper", "median", "sigma", "maxValue"],
+            unsupported: [:])
         guard let typeNode = values["type"], let type = string(typeNode, Self.join(field, "type")) else {
-            error(node, field, "needs a type: \"uniform\" (lower, upper) or \"lognormal\" (median, sigma)")
+            error(
+                node, field,
+                "needs a type: \"fixed\" (milliseconds), \"uniform\" (lower, upper) or \"lognormal\" (median, sigma)")
             return nil
         }
         switch type {
+        case "fixed":
+            guard let millisecondsNode = values["milliseconds"],
+                let seconds = milliseconds(millisecondsNode, Self.join(field, "milliseconds"))
+            else {
+                error(node, field, "a fixed delay needs milliseconds")
+                return nil
+            }
+            return .fixed(seconds)
         case "uniform":
             guard let lowerNode = values["lower"], let upperNode = values["upper"],
                 let lower = milliseconds(lowerNode, Self.join(field, "lower")),
@@ -299,7 +309,8 @@ extension StubFileReader {
             return .lognormal(median: median, sigma: sigma)
         default:
             error(
-                typeNode, Self.join(field, "type"), "\"\(type)\" is not a delay distribution; use uniform or lognormal")
+                typeNode, Self.join(field, "type"),
+                "\"\(type)\" is not a delay distribution; use fixed, uniform or lognormal")
             return nil
         }
     }

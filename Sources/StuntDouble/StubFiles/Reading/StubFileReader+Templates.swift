@@ -77,20 +77,20 @@ extension StubFileReader {
 
     /// Compiles a template written in a JSON string (or read from a body file, `source`), or reports why it
     /// cannot be, at the place in the file.
-    private mutating func compile(_ text: String, in node: JSONNode, field: String, source: String? = nil)
-        -> ResponseTemplate?
-    {
+    mutating func compile(
+        _ text: String, in node: JSONNode, field: String, source: String? = nil, kind: String = "response template"
+    ) -> ResponseTemplate? {
         do {
             return try ResponseTemplate(text)
         } catch {
             if let source {
                 unsupported(
                     at: node.offset, field: field,
-                    "the response template in \(source) cannot be compiled: \(error.line):\(error.column): "
+                    "the \(kind) in \(source) cannot be compiled: \(error.line):\(error.column): "
                         + error.message)
             } else {
                 let place = Self.rawOffset(ofDecoded: error.offset, inStringAt: node.offset, bytes: bytes)
-                unsupported(at: place, field: field, "the response template cannot be compiled: \(error.message)")
+                unsupported(at: place, field: field, "the \(kind) cannot be compiled: \(error.message)")
             }
             return nil
         }

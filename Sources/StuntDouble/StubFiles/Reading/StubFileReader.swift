@@ -10,7 +10,7 @@ struct StubFileReader {
     /// The file as diagnostics name it.
     let file: String
     let bytes: [UInt8]
-    private let lines: LineTable
+    let lines: LineTable
     /// The `__files` folder that `bodyFileName` is relative to, or `nil` when the file is not in a root.
     let filesDirectory: URL?
     /// What a mapping that uses a feature StuntDouble lacks becomes: an error, or a stub answering 500.
@@ -21,6 +21,9 @@ struct StubFileReader {
     var refusesUnknownFields = false
     /// Which responses are templates, and what their rendering reads (the clock, the random source).
     var templating = StubFiles.ResponseTemplating.local
+    /// Whether webhooks are sent where the mappings are served (a stub server); elsewhere a mapping with one
+    /// uses a feature StuntDouble lacks there.
+    var sendsWebhooks = false
     private(set) var diagnostics: [StubFileDiagnostic] = []
     /// How many of the diagnostics are errors (counted as they come: a file may have thousands).
     private(set) var errorCount = 0
@@ -296,14 +299,7 @@ struct StubFileReader {
         }
         let errorsBefore = errorCount
         unsupportedInMapping = []
-        let fields = checkKeys(
-            members, field: field, known: Self.mappingKeys,
-            unsupported: [
-                "postServeActions": "webhooks (postServeActions) are not supported yet, and WireMock would call "
-                    + "them: remove them, or keep this file for WireMock",
-                "serveEventListeners": "serve event listeners (webhooks) are not supported yet, and WireMock would "
-                    + "call them: remove them, or keep this file for WireMock",
-            ])
+        let fields = checkKeys(members, field: field, known: Self.mappingKeys, unsupported: [:])
         let position = lines.position(of: node.offset)
         var spec = MappingSpec(
             id: Self.derivedID(file: file, index: index), file: file, line: position.line, json: node)
@@ -355,6 +351,17 @@ struct StubFileReader {
         }
         if let response = fields["response"] {
             readResponse(response, field: Self.join(field, "response"), into: &spec)
+        }
+        for key in ["postServeActions", "serveEventListeners"] {
+            guard let node = fields[key] else { continue }
+            let count = spec.webhooks.count
+            readServeActions(node, field: Self.join(field, key), into: &spec)
+            if !sendsWebhooks, spec.webhooks.count > count {
+                unsupported(
+                    at: node.offset, field: Self.join(field, key),
+                    "webhooks are sent by the stub server only (stuntdouble serve, HTTPStubServer.loadStubFiles), "
+                        + "not in process")
+            }
         }
         spec.unsupported = unsupportedInMapping
         return errorCount == errorsBefore ? spec : nil
