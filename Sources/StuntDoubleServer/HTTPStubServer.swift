@@ -275,6 +275,10 @@ final class ServerCore: Sendable {
     let proxyBox = NIOLockedValueBox<UpstreamProxy?>(nil)
     /// Sends stubs' webhooks, and keeps what became of them.
     let webhooks: WebhookSender
+    /// The admin API's recording.
+    let recorder = Recorder()
+    /// What upstreams answered to proxied requests, for the admin API's recordings and snapshots.
+    let proxiedExchanges = ProxiedExchanges()
 
     struct ShutdownHook: Sendable {
         var run: (@Sendable () async -> Void)?

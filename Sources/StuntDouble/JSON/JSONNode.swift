@@ -52,6 +52,11 @@ package struct JSONNode: Sendable {
         if case .string(let string) = kind { string } else { nil }
     }
 
+    /// The value, when the node is `true` or `false`.
+    package var bool: Bool? {
+        if case .bool(let flag) = kind { flag } else { nil }
+    }
+
     /// The last member with a key (as JSON readers that let the last duplicate win do), or `nil`.
     package subscript(key: String) -> JSONNode? {
         members?.last { $0.key == key }?.value

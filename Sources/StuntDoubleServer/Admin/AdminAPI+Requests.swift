@@ -32,6 +32,7 @@ extension AdminAPI {
         stubber.clearJournal()
         core.clients.withLockedValue { $0.removeAll() }
         core.webhooks.clear()
+        core.proxiedExchanges.removeAll()
         return .json(.object([]))
     }
 

@@ -42,6 +42,7 @@ extension AdminAPI {
         stubber.resetState()
         core.clients.withLockedValue { $0.removeAll() }
         core.webhooks.clear()
+        core.proxiedExchanges.removeAll()
         core.globalDelay.withLockedValue { $0 = .zero }
         return .json(.object([]))
     }

@@ -106,6 +106,11 @@ struct AdminRoute: Sendable {
         // Near misses: AdminAPI+NearMisses.swift.
         AdminRoute("POST", "near-misses/request") { api, call in api.nearMisses(forLoggedRequest: call.body) },
         AdminRoute("POST", "near-misses/request-pattern") { api, call in api.nearMisses(forPattern: call.body) },
+        // The recorder: AdminAPI+Recordings.swift.
+        AdminRoute("POST", "recordings/start") { api, call in api.startRecording(call.body) },
+        AdminRoute("POST", "recordings/stop") { api, _ in api.stopRecording() },
+        AdminRoute("GET", "recordings/status") { api, _ in api.recordingStatus() },
+        AdminRoute("POST", "recordings/snapshot") { api, call in api.snapshot(call.body) },
         // Body files: AdminAPI+Files.swift.
         AdminRoute("GET", "files") { api, _ in api.listFiles() },
         AdminRoute("GET", "files/{name*}") { api, call in api.file(call.parameters[0]) },

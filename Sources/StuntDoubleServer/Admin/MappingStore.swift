@@ -257,7 +257,9 @@ final class MappingStore: Sendable {
     /// Writes every mapping added or changed through the admin API to the root folder
     /// (`POST /__admin/mappings/save`): a new mapping to a file of its own, a changed one into the file it
     /// came from. No file is ever deleted.
-    func save() -> Result<Int, Failure> {
+    /// - Parameter ids: Only these mappings (made through the admin API), or every changed one when `nil`.
+    /// - Returns: How many mappings were written, or why none could be.
+    func save(only ids: Set<UUID>? = nil) -> Result<Int, Failure> {
         let root: URL
         switch writableRoot() {
         case .success(let url): root = url
@@ -271,7 +273,7 @@ final class MappingStore: Sendable {
                 // Changed mappings that came from files: each such file is written with its mappings now.
                 let changedFiles = Set(
                     state.entries.compactMap { entry -> String? in
-                        guard entry.isUnsaved, case .file(let path, _) = entry.origin else { return nil }
+                        guard ids == nil, entry.isUnsaved, case .file(let path, _) = entry.origin else { return nil }
                         return path
                     })
                 for path in changedFiles.sorted() {
@@ -290,6 +292,7 @@ final class MappingStore: Sendable {
                     written += members.count
                 }
                 for index in state.entries.indices where state.entries[index].isUnsaved {
+                    if let ids, !ids.contains(state.entries[index].id) { continue }
                     if case .api = state.entries[index].origin {
                         let name = Self.fileName(for: state.entries[index])
                         try Data((state.entries[index].json.rendered(pretty: true, sortedKeys: true) + "\n").utf8)

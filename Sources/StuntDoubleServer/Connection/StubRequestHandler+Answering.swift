@@ -55,7 +55,7 @@ extension StubRequestHandler {
             playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
                 proxy(
                     head, body: body, request: request, via: stubProxy, playback: playback, recording: nil,
-                    context: context)
+                    mappingID: plan.stub.mappingID, context: context)
             }
             return
         }

@@ -16,10 +16,11 @@ extension StubRequestHandler {
     }
 
     /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
-    /// the client reads it; a recording keeps the exchange when it ends.
+    /// the client reads it; a recording keeps the exchange when it ends, and so does `core.proxiedExchanges`
+    /// (for the admin API's recordings). `mappingID` is the proxying stub's mapping, if a stub proxies.
     func proxy(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
-        playback: Playback, recording: HTTPRecording?, context: ChannelHandlerContext
+        playback: Playback, recording: HTTPRecording?, mappingID: UUID? = nil, context: ChannelHandlerContext
     ) {
         guard let proxy = core.proxy, self.playback === playback else { return }
         let target = UpstreamProxy.target(for: head, via: stubProxy)
@@ -31,25 +32,36 @@ extension StubRequestHandler {
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
         // needs, and close, before the upstream's end arrives).
         let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
+        // What the admin API's recordings and snapshots make stubs of; bodies as they are meant when the
+        // admin API's recording proxies (as WireMock records them: uncompressed).
+        let exchanges = core.proxiedExchanges
+        let entry = playback.entry
+        let capacity = core.stubber.journalCapacity
+        let isRecorder = core.recorder.isRecording(through: mappingID)
         proxy.forward(
-            head, body: body, to: target, adding: stubProxy.additionalHeaders, identityEncoding: recording != nil,
-            flow: flow
+            head, body: body, to: target, adding: stubProxy.additionalHeaders,
+            identityEncoding: recording != nil || isRecorder, flow: flow
         ) { event in
-            if let recording {
-                switch event {
-                case .head(let status, let headers):
-                    received.withLockedValue {
-                        $0.status = Int(status.code)
-                        $0.headers = headers.map { (name: $0.name, value: $0.value) }
-                    }
-                case .body(let part):
-                    received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
-                case .end:
-                    let exchange = received.withLockedValue { $0 }
-                    recording.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
-                case .failed(let error):
-                    recording.addFailure(request, reason: "\(error)")
+            switch event {
+            case .head(let status, let headers):
+                received.withLockedValue {
+                    $0.status = Int(status.code)
+                    $0.headers = headers.map { (name: $0.name, value: $0.value) }
                 }
+            case .body(let part):
+                received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
+            case .end:
+                let exchange = received.withLockedValue { $0 }
+                recording?.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
+                if let entry {
+                    exchanges.add(
+                        entry: entry,
+                        ProxiedExchanges.Exchange(
+                            status: exchange.status, headers: exchange.headers, body: exchange.body),
+                        capacity: capacity)
+                }
+            case .failed(let error):
+                recording?.addFailure(request, reason: "\(error)")
             }
             eventLoop.execute {
                 let (handler, context, playback) = bound.value

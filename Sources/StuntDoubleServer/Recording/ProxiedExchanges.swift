@@ -1,0 +1,62 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// What upstreams answered to proxied requests, by journal entry: what `POST /__admin/recordings/stop` and
+/// `snapshot` make stubs of (WireMock keeps these answers in its journal).
+///
+/// Bounded, so that a server that proxies for days does not grow: the newest exchanges, at most as many as the
+/// journal keeps and at most ``byteLimit`` bytes of bodies in all (the oldest go first).
+final class ProxiedExchanges: Sendable {
+    /// An upstream's answer.
+    struct Exchange: Sendable {
+        let status: Int
+        let headers: [(name: String, value: String)]
+        let body: Data
+    }
+
+    /// The most body bytes kept in all.
+    static let byteLimit = 64 << 20
+
+    private struct State {
+        var byEntry: [Int: Exchange] = [:]
+        /// Entry numbers, oldest first, from `first` on.
+        var order: [Int] = []
+        var first = 0
+        var bytes = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Keeps an upstream's answer to the request of journal entry `entry`.
+    func add(entry: Int, _ exchange: Exchange, capacity: Int) {
+        state.withLockedValue { state in
+            if let old = state.byEntry.updateValue(exchange, forKey: entry) {
+                state.bytes -= old.body.count
+            } else {
+                state.order.append(entry)
+            }
+            state.bytes += exchange.body.count
+            while state.first < state.order.count,
+                state.order.count - state.first > max(capacity, 1) || state.bytes > Self.byteLimit
+            {
+                let oldest = state.order[state.first]
+                state.first += 1
+                if let removed = state.byEntry.removeValue(forKey: oldest) { state.bytes -= removed.body.count }
+            }
+            if state.first > 1024, state.first * 2 > state.order.count {
+                state.order.removeFirst(state.first)
+                state.first = 0
+            }
+        }
+    }
+
+    /// The upstream's answer to the request of journal entry `entry`, if it was proxied and is still kept.
+    func exchange(for entry: Int) -> Exchange? {
+        state.withLockedValue { $0.byEntry[entry] }
+    }
+
+    /// Forgets every exchange (the journal was cleared).
+    func removeAll() {
+        state.withLockedValue { $0 = State() }
+    }
+}
