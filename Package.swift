@@ -19,6 +19,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The server's upstream client (proxying, recording), and a real HTTP client for the server's tests.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The server's HTTPS (the versions AsyncHTTPClient resolves).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.36.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         // Test-only: real clients that no one here wrote, run over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -45,6 +50,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Proxying and recording: the upstream, over HTTP or HTTPS, streamed.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // HTTPS: TLS, and a certificate authority made for localhost (AsyncHTTPClient builds them anyway).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .executableTarget(
@@ -83,13 +93,15 @@ let package = Package(
             name: "StuntDoubleServerTests",
             dependencies: [
                 // The command is a dependency so that `swift test` builds it: CommandTests run it.
-                "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand",
+                // The probe fetches the server's HTTPS with URLSession in a process of its own.
+                "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand", "SharedSessionProbe",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Loopback servers for tests that reach a network: one that answers, one that never does.

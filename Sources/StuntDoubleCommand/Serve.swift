@@ -102,6 +102,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalOptions
 
+    @OptionGroup var https: HTTPSOptions
+
     func run() async throws {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
@@ -145,6 +147,7 @@ struct Serve: AsyncParsableCommand {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url
         }
+        configuration.https = try https.configuration()
         let server = HTTPStubServer(configuration: configuration)
         let files: StubFiles
         do {
@@ -190,6 +193,13 @@ struct Serve: AsyncParsableCommand {
         if !files.warnings.isEmpty {
             let warnings = files.warnings.count
             say("\(warnings) warning\(warnings == 1 ? "" : "s") (above): the files serve, but probably not as meant.")
+        }
+        if let httpsBaseURL = server.httpsBaseURL {
+            say("HTTPS on \(httpsBaseURL.absoluteString)")
+            if let authority = server.certificateAuthorityFile {
+                say("  its certificate (localhost, 127.0.0.1, ::1) is signed by \(authority.path): trust that file in")
+                say("  clients (curl --cacert \(authority.path); the system's trust store for URLSession)")
+            }
         }
         if let proxy {
             say("Requests no stub answers go to \(proxy)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import StuntDoubleServer
 
 /// The admin API's options, the same for `serve` and `record`.
@@ -47,5 +48,53 @@ struct JournalOptions: ParsableArguments {
     func apply(to configuration: inout HTTPStubServer.Configuration) {
         configuration.journalCapacity = noJournal ? 0 : maximumEntries
         configuration.journalBodyLimit = bodyLimit
+    }
+}
+
+/// HTTPS, as WireMock names its options where it has them (`--https-port`).
+struct HTTPSOptions: ParsableArguments {
+    @Option(
+        name: .customLong("https-port"),
+        help: "Also serve HTTPS on this port (0 picks a free one), with a certificate for localhost and 127.0.0.1.")
+    var port: Int?
+
+    @Option(
+        name: .customLong("https-certificate"),
+        help: "The HTTPS certificate chain (PEM, the server's first) instead of a made one; needs --https-key.")
+    var certificate: String?
+
+    @Option(name: .customLong("https-key"), help: "The private key (PEM) of --https-certificate.")
+    var key: String?
+
+    @Option(
+        name: .customLong("https-ca-folder"),
+        help: ArgumentHelp(
+            "Where the certificate authority that signs the made certificate is kept (made on first use, then "
+                + "reused). Default: $XDG_DATA_HOME/stuntdouble or ~/.local/share/stuntdouble."))
+    var authorityFolder: String?
+
+    func validate() throws {
+        if (certificate == nil) != (key == nil) {
+            throw ValidationError("--https-certificate and --https-key go together: give both, or neither.")
+        }
+        if port == nil, certificate != nil || authorityFolder != nil {
+            throw ValidationError("--https-certificate, --https-key and --https-ca-folder need --https-port.")
+        }
+        if certificate != nil, authorityFolder != nil {
+            throw ValidationError("--https-ca-folder is for a made certificate; with --https-certificate it is unused.")
+        }
+    }
+
+    func configuration() throws -> HTTPStubServer.HTTPSConfiguration? {
+        guard let port else { return nil }
+        if let certificate, let key {
+            return .init(
+                port: port,
+                identity: .files(
+                    certificateChain: URL(fileURLWithPath: certificate), privateKey: URL(fileURLWithPath: key)))
+        }
+        let folder =
+            authorityFolder.map { URL(fileURLWithPath: $0) } ?? HTTPStubServer.HTTPSConfiguration.defaultAuthorityFolder
+        return .init(port: port, identity: .generated(authorityFolder: folder))
     }
 }

@@ -63,6 +63,8 @@ extension HTTPStubServer {
         /// default; every one with `StubFiles.ResponseTemplating.global`), and the clock and random source
         /// their rendering reads.
         public var responseTemplating = StubFiles.ResponseTemplating.local
+        /// HTTPS: a second listener with TLS (`serve --https-port`), or `nil` (the default) for none.
+        public var https: HTTPSConfiguration?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -109,6 +111,12 @@ extension HTTPStubServer {
             if let upstream, !["http", "https"].contains(upstream.scheme?.lowercased() ?? "") || upstream.host == nil {
                 return "upstream \(upstream.absoluteString) is not an http or https URL with a host (such as "
                     + "https://api.example.com)"
+            }
+            if let https, !(0...65535).contains(https.port) {
+                return "the HTTPS port \(https.port) is not a port; use 0 to 65535 (0 picks a free one)"
+            }
+            if let https, https.port != 0, https.port == port {
+                return "HTTP and HTTPS cannot share port \(port); give each its own (or 0 for free ones)"
             }
             if isAdminAPIEnabled, adminToken == nil, !Self.isLoopback(host) {
                 return "it would listen on \(host) with an open admin API, so anyone who reaches the address could "

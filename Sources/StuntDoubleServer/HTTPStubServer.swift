@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import StuntDouble
 
 /// A real HTTP/1.1 server on loopback that answers with a stubber's stubs: the same matchers, precedence,
@@ -45,6 +46,8 @@ public final class HTTPStubServer: Sendable {
         let group: MultiThreadedEventLoopGroup
         let channel: any Channel
         let baseURL: URL
+        /// The HTTPS listener, when there is one.
+        let https: (channel: any Channel, baseURL: URL, authorityFile: URL?)?
     }
 
     private let phase = NIOLockedValueBox(Phase.idle)
@@ -108,6 +111,24 @@ public final class HTTPStubServer: Sendable {
         baseURL?.port
     }
 
+    /// The HTTPS listener's base URL (`https://127.0.0.1:54322`) while the server runs with
+    /// ``Configuration/https``, or `nil`.
+    public var httpsBaseURL: URL? {
+        phase.withLockedValue { phase in
+            if case .running(let running) = phase { return running.https?.baseURL }
+            return nil
+        }
+    }
+
+    /// The certificate authority's certificate (PEM) that signed the HTTPS listener's certificate, for clients
+    /// to trust (`curl --cacert`), while the server runs with a generated certificate; `nil` otherwise.
+    public var certificateAuthorityFile: URL? {
+        phase.withLockedValue { phase in
+            if case .running(let running) = phase { return running.https?.authorityFile }
+            return nil
+        }
+    }
+
     /// How many client connections are open.
     public var openConnectionCount: Int {
         core.connections.count
@@ -135,6 +156,13 @@ public final class HTTPStubServer: Sendable {
             }
         }
         if let refusal { throw refusal }
+        let tls: (context: NIOSSLContext, authorityFile: URL?)?
+        do {
+            tls = try configuration.https.map(Self.makeTLS)
+        } catch {
+            phase.withLockedValue { $0 = .idle }
+            throw error
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         // "MultiThreadedEventLoopGroup { threadPattern = NIO-ELT-7-#* }"
         if let pattern = group.description.split(separator: "= ").last?.split(separator: "*").first {
@@ -143,36 +171,58 @@ public final class HTTPStubServer: Sendable {
         let core = self.core
         let proxy = UpstreamProxy(upstream: configuration.upstream, group: group)
         core.proxyBox.withLockedValue { $0 = proxy }
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try core.configure(channel)
+        func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
+            ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 1024)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.maxMessagesPerRead, value: 16)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try core.configure(channel, tls: tls)
+                    }
                 }
-            }
+        }
+        var bound: [any Channel] = []
         do {
-            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            let channel = try await bootstrap(tls: nil).bind(host: configuration.host, port: configuration.port).get()
+            bound.append(channel)
             guard let port = channel.localAddress?.port else {
                 throw HTTPStubServerError(.cannotBind, "The server bound no port.")
             }
-            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let baseURL = URL(string: "http://\(host):\(port)")!
             core.authority.withLockedValue { $0 = "\(host):\(port)" }
-            phase.withLockedValue { $0 = .running(Running(group: group, channel: channel, baseURL: baseURL)) }
+            var https: (channel: any Channel, baseURL: URL, authorityFile: URL?)?
+            if let tls, let httpsPort = configuration.https?.port {
+                let secure = try await bootstrap(tls: tls.context).bind(host: configuration.host, port: httpsPort).get()
+                bound.append(secure)
+                guard let port = secure.localAddress?.port else {
+                    throw HTTPStubServerError(.cannotBind, "The HTTPS listener bound no port.")
+                }
+                https = (secure, URL(string: "https://\(host):\(port)")!, tls.authorityFile)
+                core.httpsAuthority.withLockedValue { $0 = "\(host):\(port)" }
+            }
+            phase.withLockedValue {
+                $0 = .running(Running(group: group, channel: channel, baseURL: baseURL, https: https))
+            }
             configuration.logger.info("listening on \(baseURL.absoluteString)")
+            if let https {
+                configuration.logger.info("listening on \(https.baseURL.absoluteString)")
+            }
             return baseURL
         } catch {
+            for channel in bound { try? await channel.close() }
             await core.proxyBox.withLockedValue { $0 }?.shutdown()
             try? await group.shutdownGracefully()
             phase.withLockedValue { $0 = .idle }
             if let error = error as? HTTPStubServerError { throw error }
             throw HTTPStubServerError(
                 .cannotBind,
-                "Cannot listen on \(configuration.host):\(configuration.port): \(error). Use port 0 for a free port, "
-                    + "and an address of this machine (127.0.0.1 for loopback).")
+                "Cannot listen on \(configuration.host):"
+                    + "\(bound.isEmpty ? configuration.port : configuration.https?.port ?? 0)"
+                    + "\(bound.isEmpty ? "" : " (HTTPS)"): \(error). Use port 0 for a free port, and an address of this "
+                    + "machine (127.0.0.1 for loopback).")
         }
     }
 
@@ -187,6 +237,7 @@ public final class HTTPStubServer: Sendable {
         }
         guard let running else { return }
         try? await running.channel.close()
+        try? await running.https?.channel.close()
         if gracePeriod > .zero {
             core.connections.quiesce()
             let deadline = ContinuousClock.now + gracePeriod
@@ -255,6 +306,8 @@ final class ServerCore: Sendable {
     let configuration: HTTPStubServer.Configuration
     /// `host:port` as bound, for requests that name no host.
     let authority = NIOLockedValueBox("127.0.0.1")
+    /// `host:port` of the HTTPS listener, for its requests that name no host.
+    let httpsAuthority = NIOLockedValueBox("127.0.0.1")
     let connections = ConnectionTracker()
 
     /// The mappings the admin API manages.
@@ -330,18 +383,21 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Sets up a new connection's pipeline.
-    func configure(_ channel: any Channel) throws {
+    /// Sets up a new connection's pipeline; an HTTPS listener's starts with TLS.
+    func configure(_ channel: any Channel, tls: NIOSSLContext? = nil) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = configuration.maximumHeaderSize
         limits.maxHeaderFieldSize = configuration.maximumHeaderSize
         let operations = channel.pipeline.syncOperations
+        if let tls {
+            try operations.addHandler(NIOSSLServerHandler(context: tls))
+        }
         // SwiftNIO parses requests; the handler writes responses as bytes itself (`ResponseWire`) and answers
         // pipelined requests in turn. A stub's response is checked once, when it is prepared
         // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
         // server's own headers escape what they quote (`HeaderText`).
         try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
-        try operations.addHandler(StubRequestHandler(core: self))
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: tls != nil))
         connections.add(channel)
     }
 }

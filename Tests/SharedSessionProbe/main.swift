@@ -5,6 +5,8 @@
 //   SharedSessionProbe late        create sessions first (URLSession.shared too), then enable()
 //   SharedSessionProbe unreachable URLSession.shared created without StuntDouble's protocol class, then enable()
 //                                  twice (the warning on standard error comes once)
+//   SharedSessionProbe fetch URL   no stubber: a plain URLSession fetches URL (the stub server's HTTPS, trusted
+//                                  through URLSessionCAInfo on Linux), and prints the status and body
 
 import Foundation
 import StuntDouble
@@ -14,6 +16,16 @@ import FoundationNetworking
 #endif
 
 let mode = CommandLine.arguments.dropFirst().first ?? "early"
+if mode == "fetch", let target = CommandLine.arguments.dropFirst(2).first.flatMap(URL.init(string:)) {
+    do {
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: target)
+        print(
+            "status: \((response as? HTTPURLResponse)?.statusCode ?? 0) body: \(String(decoding: data, as: UTF8.self))")
+    } catch {
+        print("error: \(error)")
+    }
+    exit(0)
+}
 switch mode {
 case "late":
     _ = URLSession(configuration: .ephemeral)

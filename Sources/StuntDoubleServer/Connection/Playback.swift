@@ -263,13 +263,16 @@ final class Playback {
     }
 }
 
-/// Turns a request head and body into the request stubs see: `http://<Host><target>`.
+/// Turns a request head and body into the request stubs see: `http://<Host><target>` (`https://` on the HTTPS
+/// listener).
 enum IncomingRequestBuilder {
     struct InvalidTarget: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func make(_ head: HTTPRequestHead, body: ByteBuffer, authority: String) throws -> HTTPIncomingRequest {
+    static func make(_ head: HTTPRequestHead, body: ByteBuffer, authority: String, scheme: String = "http") throws
+        -> HTTPIncomingRequest
+    {
         var headers = StuntDouble.HTTPHeaders()
         for (name, value) in head.headers {
             headers.add(name: StuntDouble.HTTPHeaders.Name(rawValue: name), value: value)
@@ -283,13 +286,13 @@ enum IncomingRequestBuilder {
         // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
         if head.uri.hasPrefix("/"),
             let request = HTTPIncomingRequest(
-                method: method, validatedURLText: "http://\(host(of: head, authority: authority))\(head.uri)",
+                method: method, validatedURLText: "\(scheme)://\(host(of: head, authority: authority))\(head.uri)",
                 headers: headers, body: body)
         {
             return request
         }
         return try HTTPIncomingRequest(
-            method: method, url: url(for: head, authority: authority), headers: headers, body: body)
+            method: method, url: url(for: head, authority: authority, scheme: scheme), headers: headers, body: body)
     }
 
     /// The request's host: its Host header when that can be a URL's authority, else the server's.
@@ -297,16 +300,16 @@ enum IncomingRequestBuilder {
         head.headers.first(name: "host").flatMap { isAuthority($0) ? $0 : nil } ?? authority
     }
 
-    static func url(for head: HTTPRequestHead, authority: String) throws -> URL {
+    static func url(for head: HTTPRequestHead, authority: String, scheme: String = "http") throws -> URL {
         let target = head.uri
         if target.hasPrefix("/") {
             let host = host(of: head, authority: authority)
-            if let url = URL(string: "http://\(host)\(target)") { return url }
+            if let url = URL(string: "\(scheme)://\(host)\(target)") { return url }
             // Characters a URL may not hold (a `|` or `"` that a lenient client sent): encode them.
             var allowed = CharacterSet.urlQueryAllowed
             allowed.insert(charactersIn: "%#")
             if let encoded = target.addingPercentEncoding(withAllowedCharacters: allowed),
-                let url = URL(string: "http://\(host)\(encoded)")
+                let url = URL(string: "\(scheme)://\(host)\(encoded)")
             {
                 return url
             }

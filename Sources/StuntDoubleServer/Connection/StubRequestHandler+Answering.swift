@@ -18,7 +18,10 @@ extension StubRequestHandler {
         let request: HTTPIncomingRequest
         do {
             request = try IncomingRequestBuilder.make(
-                head, body: body, authority: core.authority.withLockedValue { $0 })
+                head, body: body,
+                authority: isSecure
+                    ? core.httpsAuthority.withLockedValue { $0 } : core.authority.withLockedValue { $0 },
+                scheme: isSecure ? "https" : "http")
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "

@@ -22,6 +22,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     let core: ServerCore
+    /// Whether the connection is the HTTPS listener's (requests are `https://` URLs).
+    let isSecure: Bool
 
     enum State {
         /// Between requests.
@@ -74,8 +76,9 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return found
     }
 
-    init(core: ServerCore) {
+    init(core: ServerCore, isSecure: Bool = false) {
         self.core = core
+        self.isSecure = isSecure
     }
 
     // MARK: - Connection events

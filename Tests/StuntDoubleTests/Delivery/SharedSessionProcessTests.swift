@@ -45,7 +45,8 @@ import Testing
         #expect(output.standardOutput.contains("error: URLSession.shared does not reach this stubber"), "\(output)")
         let warnings = output.standardError.components(separatedBy: "warning: StuntDouble: ")
         #expect(warnings.count == 2, "one warning, though enable() ran twice: \(output)")
-        #expect(output.standardError.hasPrefix("SharedSessionProbe/main.swift:31: warning:"), "\(output)")
+        // The line of the probe's first enable().
+        #expect(output.standardError.hasPrefix("SharedSessionProbe/main.swift:43: warning:"), "\(output)")
         #expect(output.standardError.contains("its protocol classes do not include StuntDouble's"), "\(output)")
         #expect(output.standardError.contains("stubber.session()"), "\(output)")
         #else

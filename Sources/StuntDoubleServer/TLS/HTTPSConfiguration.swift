@@ -1,0 +1,48 @@
+import Foundation
+
+extension HTTPStubServer {
+    /// HTTPS: a second listener, with TLS, serving the same stubs, journal and admin API.
+    ///
+    /// ```swift
+    /// var configuration = HTTPStubServer.Configuration()
+    /// configuration.https = .init(identity: .generated(authorityFolder: folder))
+    /// let server = HTTPStubServer(configuration: configuration)
+    /// try await server.start()
+    /// // server.httpsBaseURL: https://127.0.0.1:<port>; trust server.certificateAuthorityFile in the client.
+    /// ```
+    public struct HTTPSConfiguration: Sendable {
+        /// The port; 0 (the default) picks a free one, which ``HTTPStubServer/httpsBaseURL`` reports.
+        public var port: Int
+        /// The certificate the server presents.
+        public var identity: Identity
+
+        /// Where the server's certificate comes from.
+        public enum Identity: Sendable {
+            /// A certificate made at start for `localhost`, `127.0.0.1` and `::1`, signed by a certificate
+            /// authority kept in `authorityFolder` (`stuntdouble-ca.pem`, and its key `stuntdouble-ca-key.pem`
+            /// readable by the owner only). The authority is made on first use and reused after, so that a client
+            /// trusts it once.
+            case generated(authorityFolder: URL)
+            /// The user's own certificate chain and private key, in PEM files (the leaf first in the chain).
+            case files(certificateChain: URL, privateKey: URL)
+        }
+
+        /// Creates an HTTPS configuration.
+        /// - Parameters:
+        ///   - port: The port; 0 picks a free one.
+        ///   - identity: The certificate the server presents.
+        public init(port: Int = 0, identity: Identity) {
+            self.port = port
+            self.identity = identity
+        }
+
+        /// The folder `stuntdouble serve --https-port` keeps its certificate authority in by default:
+        /// `$XDG_DATA_HOME/stuntdouble`, or `~/.local/share/stuntdouble`.
+        public static var defaultAuthorityFolder: URL {
+            if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
+                return URL(fileURLWithPath: data).appendingPathComponent("stuntdouble")
+            }
+            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/stuntdouble")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import NIOSSL
+
+extension HTTPStubServer {
+    /// The TLS context of the HTTPS listener: its certificate (made, or the user's) and ALPN's `http/1.1`.
+    static func makeTLS(_ https: HTTPSConfiguration) throws(HTTPStubServerError) -> (
+        context: NIOSSLContext, authorityFile: URL?
+    ) {
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        var authorityFile: URL?
+        switch https.identity {
+        case .generated(let folder):
+            let authority = try CertificateAuthority.loadOrCreate(in: folder)
+            do {
+                (chain, key) = try authority.issueServerCertificate()
+            } catch {
+                throw HTTPStubServerError(.invalidConfiguration, "The server's certificate cannot be made: \(error).")
+            }
+            authorityFile = authority.certificateFile
+        case .files(let chainFile, let keyFile):
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(chainFile.path)
+            } catch {
+                throw HTTPStubServerError(
+                    .invalidConfiguration,
+                    "\(chainFile.path) is not a PEM certificate chain (\(error)): give the server's certificate, then "
+                        + "any intermediates, each as -----BEGIN CERTIFICATE-----.")
+            }
+            guard !chain.isEmpty else {
+                throw HTTPStubServerError(.invalidConfiguration, "\(chainFile.path) holds no certificate.")
+            }
+            do {
+                key = try NIOSSLPrivateKey(file: keyFile.path, format: .pem)
+            } catch {
+                throw HTTPStubServerError(
+                    .invalidConfiguration,
+                    "\(keyFile.path) is not an unencrypted PEM private key (\(error)): give the key of the first "
+                        + "certificate in \(chainFile.lastPathComponent).")
+            }
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.applicationProtocols = ["http/1.1"]
+        do {
+            return (try NIOSSLContext(configuration: configuration), authorityFile)
+        } catch {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "TLS cannot be set up with that certificate and key (\(error)): check that the key belongs to the "
+                    + "first certificate.")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import StuntDouble
+import StuntDoubleServer
+import TestSupport
+import Testing
+
+/// The HTTPS listener: a certificate made for localhost and signed by an authority kept in a folder (or the
+/// user's own), the same stubs, and clients that trust the authority: AsyncHTTPClient, curl, URLSession.
+@Suite struct HTTPSTests {
+    static let curlInstalled = runsWithOutsideProgram(ChildProcess.succeeds("curl", ["--version"]))
+    static let opensslInstalled = runsWithOutsideProgram(ChildProcess.succeeds("openssl", ["version"]))
+
+    /// A temporary folder, removed with the test.
+    final class Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("https-\(UUID().uuidString)")
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Runs `body` with a server on HTTP and HTTPS that answers `GET /hello` with `hi`.
+    static func withServer(
+        _ identity: HTTPStubServer.HTTPSConfiguration.Identity, _ body: (HTTPStubServer) async throws -> Void
+    ) async throws {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URI: "/hello").stub(for: .get, body: "hi"))
+        var configuration = HTTPStubServer.Configuration()
+        configuration.https = .init(identity: identity)
+        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        try await server.start()
+        do {
+            try await body(server)
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Runs `body` with a client that trusts the certificates in a PEM file (and nothing else).
+    static func withClient(trusting file: URL, _ body: (HTTPClient) async throws -> Void) async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file.path))
+        var configuration = HTTPClient.Configuration()
+        configuration.tlsConfiguration = tls
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            try await body(client)
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    static func get(_ url: String, with client: HTTPClient) async throws -> String {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        return String(buffer: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    @Test func aMadeCertificateServesTheStubsToClientsThatTrustItsAuthority() async throws {
+        let folder = Folder()
+        try await Self.withServer(.generated(authorityFolder: folder.url)) { server in
+            let https = try #require(server.httpsBaseURL)
+            let port = try #require(https.port)
+            #expect(https.scheme == "https" && port != server.port)
+            let authority = try #require(server.certificateAuthorityFile)
+            #expect(authority.path == folder.url.appendingPathComponent("stuntdouble-ca.pem").path)
+            try await Self.withClient(trusting: authority) { client in
+                #expect(try await Self.get("https://127.0.0.1:\(port)/hello", with: client) == "hi")
+                #expect(try await Self.get("https://localhost:\(port)/hello", with: client) == "hi", "localhost too")
+                let entry = try #require(server.stubber.journal.last)
+                #expect(entry.request.url.scheme == "https", "stubs see an https URL")
+                // The HTTP listener serves on.
+                let plain = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: try #require(server.baseURL).absoluteString + "/hello"),
+                    timeout: .seconds(30))
+                #expect(plain.status == .ok)
+                // A client that does not trust the authority refuses the certificate: it is real TLS. (No retries:
+                // AsyncHTTPClient would otherwise try again until its timeout.)
+                var untrusting = HTTPClient.Configuration()
+                untrusting.connectionPool.retryConnectionEstablishment = false
+                let stranger = HTTPClient(eventLoopGroupProvider: .singleton, configuration: untrusting)
+                await #expect {
+                    _ = try await stranger.execute(
+                        HTTPClientRequest(url: "https://127.0.0.1:\(port)/hello"), timeout: .seconds(30))
+                } throws: { error in
+                    "\(error)".contains("certificate") || "\(error)".contains("handshake")
+                }
+                try await stranger.shutdown()
+            }
+        }
+    }
+
+    @Test func theAuthorityIsMadeOnceAndKeptPrivate() async throws {
+        let folder = Folder()
+        var first = Data()
+        try await Self.withServer(.generated(authorityFolder: folder.url)) { server in
+            first = try Data(contentsOf: try #require(server.certificateAuthorityFile))
+        }
+        try await Self.withServer(.generated(authorityFolder: folder.url)) { server in
+            let authority = try #require(server.certificateAuthorityFile)
+            #expect(try Data(contentsOf: authority) == first, "reused, not remade")
+            // A client that trusted the first run's authority trusts this run's certificate.
+            try await Self.withClient(trusting: folder.url.appendingPathComponent("stuntdouble-ca.pem")) { client in
+                let base = try #require(server.httpsBaseURL)
+                #expect(try await Self.get(base.absoluteString + "/hello", with: client) == "hi")
+            }
+        }
+        let key = folder.url.appendingPathComponent("stuntdouble-ca-key.pem").path
+        let permissions = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int
+        #expect(permissions == 0o600, "the authority's key is its owner's alone")
+    }
+
+    @Test func aBrokenAuthorityFolderIsAnErrorThatSaysHowToMend() async throws {
+        let folder = Folder()
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        try Data("not a certificate".utf8).write(to: folder.url.appendingPathComponent("stuntdouble-ca.pem"))
+        var configuration = HTTPStubServer.Configuration()
+        configuration.https = .init(identity: .generated(authorityFolder: folder.url))
+        let server = HTTPStubServer(configuration: configuration)
+        await #expect {
+            try await server.start()
+        } throws: { error in
+            "\(error)".contains("cannot be read")
+                && "\(error)".contains("Remove stuntdouble-ca.pem and stuntdouble-ca-key.pem")
+        }
+        #expect(server.baseURL == nil, "nothing listens")
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed (apt-get install curl; CI does)"))
+    func curlTrustsTheAuthorityFile() async throws {
+        let folder = Folder()
+        try await Self.withServer(.generated(authorityFolder: folder.url)) { server in
+            let authority = try #require(server.certificateAuthorityFile)
+            let url = try #require(server.httpsBaseURL).absoluteString + "/hello"
+            let result = try await ChildProcess.run("curl", ["-sS", "--cacert", authority.path, url])
+            #expect(result.status == 0 && result.output == "hi", "\(result)")
+            let untrusted = try await ChildProcess.run("curl", ["-sS", url])
+            #expect(untrusted.status != 0, "curl refuses it without the authority: \(untrusted)")
+        }
+    }
+
+    /// Whether a test may add a certificate authority to this machine's trust store: asked for
+    /// (`STUNTDOUBLE_TRUST_STORE_TESTS=1`, as `.ci/run` on its fresh machine), as root, with Debian's tool.
+    static let mayChangeTrustStore =
+        ProcessInfo.processInfo.environment["STUNTDOUBLE_TRUST_STORE_TESTS"] == "1" && geteuid() == 0
+        && FileManager.default.isExecutableFile(atPath: "/usr/sbin/update-ca-certificates")
+
+    @Test(
+        .enabled(
+            if: mayChangeTrustStore,
+            "changes the machine's trust store: set STUNTDOUBLE_TRUST_STORE_TESTS=1 and run as root (CI does)"))
+    func urlSessionTrustsTheAuthorityOnceTheSystemDoes() async throws {
+        let folder = Folder()
+        let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
+        let probe = directory.appendingPathComponent("SharedSessionProbe")
+        try #require(FileManager.default.isExecutableFile(atPath: probe.path), "build the tests first")
+        try await Self.withServer(.generated(authorityFolder: folder.url)) { server in
+            let authority = try #require(server.certificateAuthorityFile)
+            let url = try #require(server.httpsBaseURL).absoluteString + "/hello"
+            let before = try await ChildProcess.run(probe.path, ["fetch", url])
+            #expect(before.output.hasPrefix("error:"), "not trusted yet: \(before)")
+            // FoundationNetworking (libcurl) trusts what the system trusts, and takes no authority of its own.
+            let installed = URL(
+                fileURLWithPath: "/usr/local/share/ca-certificates/stuntdouble-test-\(UUID().uuidString).crt")
+            try FileManager.default.copyItem(at: authority, to: installed)
+            _ = try await ChildProcess.run("/usr/sbin/update-ca-certificates", [])
+            let after = try await ChildProcess.run(probe.path, ["fetch", url])
+            try? FileManager.default.removeItem(at: installed)
+            _ = try await ChildProcess.run("/usr/sbin/update-ca-certificates", ["--fresh"])
+            #expect(after.output.contains("status: 200 body: hi"), "\(after)")
+        }
+    }
+
+    @Test(.enabled(if: opensslInstalled, "openssl is not installed"))
+    func theUsersOwnCertificateAndKey() async throws {
+        let folder = Folder()
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let certificate = folder.url.appendingPathComponent("server.pem")
+        let key = folder.url.appendingPathComponent("server-key.pem")
+        let made = try await ChildProcess.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path,
+                "-out", certificate.path,
+            ])
+        try #require(made.status == 0, "\(made)")
+        try await Self.withServer(.files(certificateChain: certificate, privateKey: key)) { server in
+            #expect(server.certificateAuthorityFile == nil)
+            try await Self.withClient(trusting: certificate) { client in
+                let base = try #require(server.httpsBaseURL)
+                #expect(try await Self.get(base.absoluteString + "/hello", with: client) == "hi")
+            }
+        }
+        var configuration = HTTPStubServer.Configuration()
+        configuration.https = .init(identity: .files(certificateChain: key, privateKey: certificate))
+        await #expect {
+            try await HTTPStubServer(configuration: configuration).start()
+        } throws: { error in
+            "\(error)".contains("server-key.pem is not a PEM certificate chain")
+        }
+    }
+}
