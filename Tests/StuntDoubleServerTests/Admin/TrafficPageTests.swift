@@ -23,6 +23,7 @@ import Testing
             #expect(response.headers["Content-Type"] == ["text/html; charset=utf-8"])
             let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
             #expect(html.contains("<table id=\"requests\">"))
+            #expect(html.contains("<table id=\"webhooks\">") && html.contains("/stuntdouble/webhooks"))
             #expect(!html.contains("http://") && !html.contains("https://"), "no CDN, no outside address")
         }
     }
