@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.35.0"),
         // Test-only: real clients that no one here wrote, run over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -50,8 +51,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Proxying and recording: the upstream, over HTTP or HTTPS, streamed.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // HTTPS: TLS, and a certificate authority made for localhost (AsyncHTTPClient builds them anyway).
+                // HTTPS: TLS, HTTP/2, and a certificate authority made for localhost (AsyncHTTPClient builds them anyway).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

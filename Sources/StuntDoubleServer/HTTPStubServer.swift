@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import StuntDouble
@@ -178,9 +179,7 @@ public final class HTTPStubServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelOption(.maxMessagesPerRead, value: 16)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try core.configure(channel, tls: tls)
-                    }
+                    core.configure(channel, tls: tls)
                 }
         }
         var bound: [any Channel] = []
@@ -383,21 +382,59 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Sets up a new connection's pipeline; an HTTPS listener's starts with TLS.
-    func configure(_ channel: any Channel, tls: NIOSSLContext? = nil) throws {
+    /// Sets up a new connection's pipeline. An HTTPS listener's starts with TLS, then speaks HTTP/2 when the
+    /// client chose it by ALPN (each stream with a handler of its own), else HTTP/1.1.
+    func configure(_ channel: any Channel, tls: NIOSSLContext? = nil) -> EventLoopFuture<Void> {
+        guard let tls else {
+            return channel.eventLoop.makeCompletedFuture { try configureHTTP1(channel, isSecure: false) }
+        }
+        do {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        connections.add(channel)
+        let settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maximumHeaderSize),
+        ]
+        return channel.configureHTTP2SecureUpgrade(
+            h2ChannelConfigurator: { channel in
+                channel.configureHTTP2Pipeline(
+                    mode: .server, initialLocalSettings: settings,
+                    inboundStreamInitializer: { stream in
+                        stream.eventLoop.makeCompletedFuture { try self.configureStream(stream) }
+                    }
+                ).map { _ in }
+            },
+            http1ChannelConfigurator: { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configureHTTP1(channel, isSecure: true, tracked: true)
+                }
+            })
+    }
+
+    /// An HTTP/1.1 connection's pipeline (after TLS, on the HTTPS listener).
+    private func configureHTTP1(_ channel: any Channel, isSecure: Bool, tracked: Bool = false) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = configuration.maximumHeaderSize
         limits.maxHeaderFieldSize = configuration.maximumHeaderSize
         let operations = channel.pipeline.syncOperations
-        if let tls {
-            try operations.addHandler(NIOSSLServerHandler(context: tls))
-        }
         // SwiftNIO parses requests; the handler writes responses as bytes itself (`ResponseWire`) and answers
         // pipelined requests in turn. A stub's response is checked once, when it is prepared
         // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
         // server's own headers escape what they quote (`HeaderText`).
         try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
-        try operations.addHandler(StubRequestHandler(core: self, isSecure: tls != nil))
-        connections.add(channel)
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: isSecure))
+        if !tracked { connections.add(channel) }
+    }
+
+    /// An HTTP/2 stream's pipeline: the stream's frames as HTTP/1 parts, the stub handler, and its bytes back
+    /// into parts (`HTTP1WireToStreamParts`).
+    private func configureStream(_ stream: any Channel) throws {
+        let operations = stream.pipeline.syncOperations
+        try operations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+        try operations.addHandler(HTTP1WireToStreamParts())
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: true))
     }
 }

@@ -33,7 +33,8 @@ enum ResponseWire {
             headers.remove(name: "transfer-encoding")
             return .contentLength
         }
-        if version.major == 1, version.minor >= 1 {
+        // HTTP/1.1, and HTTP/2 streams (whose chunks `HTTP1WireToStreamParts` unwraps into DATA frames).
+        if version.major > 1 || (version.major == 1 && version.minor >= 1) {
             headers.replaceOrAdd(name: "transfer-encoding", value: "chunked")
             return .chunked
         }

@@ -2,7 +2,7 @@ import Foundation
 import NIOSSL
 
 extension HTTPStubServer {
-    /// The TLS context of the HTTPS listener: its certificate (made, or the user's) and ALPN's `http/1.1`.
+    /// The TLS context of the HTTPS listener: its certificate (made, or the user's) and ALPN's `h2` and `http/1.1`.
     static func makeTLS(_ https: HTTPSConfiguration) throws(HTTPStubServerError) -> (
         context: NIOSSLContext, authorityFile: URL?
     ) {
@@ -41,7 +41,8 @@ extension HTTPStubServer {
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-        configuration.applicationProtocols = ["http/1.1"]
+        // ALPN: HTTP/2 for the clients that offer it, HTTP/1.1 for the rest.
+        configuration.applicationProtocols = ["h2", "http/1.1"]
         do {
             return (try NIOSSLContext(configuration: configuration), authorityFile)
         } catch {

@@ -204,3 +204,104 @@ import Testing
         }
     }
 }
+
+/// HTTP/2 on the HTTPS listener, negotiated by ALPN: the same stubs on each stream, many streams at once.
+@Suite struct HTTP2Tests {
+    typealias HTTPS = HTTPSTests
+
+    static func withServer(_ body: (HTTPStubServer, URL) async throws -> Void) async throws {
+        let folder = HTTPS.Folder()
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/hello").stub(for: .get, body: "hi").stub(for: .head, body: "hi"))
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/echo").stub(for: .post) { response in
+                response.statusCode = .created
+                response.body = Data("echoed".utf8)
+            })
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/dribble").stub(for: .get) { response in
+                response.body = Data("0123456789".utf8)
+                response.responseTime = .dribbled(chunks: 5, over: 0.2)
+            })
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/broken").stub(for: .get) { response in
+                response.fault = .randomDataThenClose
+            })
+        var configuration = HTTPStubServer.Configuration()
+        configuration.https = .init(identity: .generated(authorityFolder: folder.url))
+        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        try await server.start()
+        let authority = try #require(server.certificateAuthorityFile)
+        do {
+            try await body(server, authority)
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test func asyncHTTPClientGetsHTTP2AndEveryKindOfAnswer() async throws {
+        try await Self.withServer { server, authority in
+            let base = try #require(server.httpsBaseURL).absoluteString
+            try await HTTPS.withClient(trusting: authority) { client in
+                let hello = try await client.execute(HTTPClientRequest(url: base + "/hello"), timeout: .seconds(30))
+                #expect(hello.version == .http2, "negotiated by ALPN")
+                #expect(hello.headers["content-length"] == ["2"] && hello.headers["connection"].isEmpty)
+                #expect(String(buffer: try await hello.body.collect(upTo: 1 << 20)) == "hi")
+
+                var head = HTTPClientRequest(url: base + "/hello")
+                head.method = .HEAD
+                let headResponse = try await client.execute(head, timeout: .seconds(30))
+                #expect(headResponse.status == .ok)
+                #expect(try await headResponse.body.collect(upTo: 1 << 20).readableBytes == 0)
+
+                var post = HTTPClientRequest(url: base + "/echo")
+                post.method = .POST
+                post.body = .bytes(ByteBuffer(string: "payload"))
+                let posted = try await client.execute(post, timeout: .seconds(30))
+                #expect(posted.status == .created)
+                #expect(String(buffer: try await posted.body.collect(upTo: 1 << 20)) == "echoed")
+
+                let dribbled = try await client.execute(
+                    HTTPClientRequest(url: base + "/dribble"), timeout: .seconds(30))
+                #expect(String(buffer: try await dribbled.body.collect(upTo: 1 << 20)) == "0123456789")
+
+                // A fault resets its stream: the client sees an error, and the connection serves on.
+                await #expect(throws: (any Error).self) {
+                    let broken = try await client.execute(
+                        HTTPClientRequest(url: base + "/broken"), timeout: .seconds(30))
+                    _ = try await broken.body.collect(upTo: 1 << 20)
+                }
+
+                // Many streams at once on the connection.
+                let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<20 {
+                        group.addTask {
+                            let response = try await client.execute(
+                                HTTPClientRequest(url: base + "/hello"), timeout: .seconds(30))
+                            return String(buffer: try await response.body.collect(upTo: 1 << 20))
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(bodies == Array(repeating: "hi", count: 20))
+            }
+            #expect(server.stubber.journal.count == 25)
+            #expect(server.stubber.journal.allSatisfy { $0.request.url.scheme == "https" })
+        }
+    }
+
+    @Test(.enabled(if: HTTPS.curlInstalled, "curl is not installed (apt-get install curl; CI does)"))
+    func curlSpeaksHTTP2OrHTTP1AsItAsks() async throws {
+        try await Self.withServer { server, authority in
+            let url = try #require(server.httpsBaseURL).absoluteString + "/hello"
+            for (flag, version) in [("--http2", "2"), ("--http1.1", "1.1")] {
+                let result = try await ChildProcess.run(
+                    "curl", ["-sS", flag, "--cacert", authority.path, "-w", " %{http_version}", url])
+                #expect(result.status == 0 && result.output == "hi \(version)", "\(flag): \(result)")
+            }
+        }
+    }
+}
