@@ -11,6 +11,8 @@ struct AdminRoute: Sendable {
     }
 
     let method: String
+    /// The path under `/__admin` as written in the table (`mappings/{id}`).
+    let path: String
     /// The path's segments; `nil` stands for a `{name}` segment.
     let segments: [String?]
     /// Whether the last segment is `{name*}`: the rest of the path, one segment or more, as one value.
@@ -19,6 +21,7 @@ struct AdminRoute: Sendable {
 
     init(_ method: String, _ path: String, _ answer: @escaping @Sendable (AdminAPI, Call) async -> AdminResponse) {
         self.method = method
+        self.path = path
         segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
         takesRest = path.hasSuffix("*}")
         self.answer = answer
@@ -77,6 +80,8 @@ struct AdminRoute: Sendable {
         AdminRoute("PUT", "settings") { api, call in api.updateSettings(call.body) },
         AdminRoute("GET", "stuntdouble/stubs") { api, _ in api.swiftStubs() },
         AdminRoute("GET", "stuntdouble/webhooks") { api, _ in api.webhooks() },
+        AdminRoute("GET", "docs/swagger") { _, _ in AdminDocs.description() },
+        AdminRoute("GET", "docs/openapi") { _, _ in AdminDocs.description() },
         // Mappings: AdminAPI+Mappings.swift.
         AdminRoute("GET", "mappings") { api, call in api.listMappings(call.request) },
         AdminRoute("POST", "mappings") { api, call in api.createMapping(call.body) },

@@ -50,6 +50,18 @@ import Testing
         #expect(String(decoding: failure.response.body, as: UTF8.self).contains("/__admin\(path)"))
     }
 
+    @Test func theDescriptionNamesEveryRouteAndNothingElse() throws {
+        let described = Set(AdminDocs.entries.keys)
+        let routes = Set(AdminRoute.all.map { "\($0.method) \($0.path)" })
+        #expect(routes.subtracting(described).isEmpty, "routes without a description entry")
+        #expect(described.subtracting(routes).isEmpty, "description entries without a route")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: AdminDocs.description().body) as? [String: Any])
+        let paths = try #require(json["paths"] as? [String: [String: Any]])
+        #expect(paths.values.reduce(0) { $0 + $1.count } == AdminRoute.all.count, "one operation per route")
+        #expect((paths["/__admin/files/{name}"]?["put"] as? [String: Any])?["requestBody"] != nil)
+    }
+
     @Test func theRootAndItsSlashAreTheTrafficPage() throws {
         for path in ["", "/"] {
             let (route, _) = try #require(try? AdminRoute.find(method: "GET", path: path).get())
