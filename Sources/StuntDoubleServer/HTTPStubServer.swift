@@ -388,11 +388,14 @@ final class ServerCore: Sendable {
         guard let tls else {
             return channel.eventLoop.makeCompletedFuture { try configureHTTP1(channel, isSecure: false) }
         }
+        let connectionGuard = SecureConnectionGuard(idleTimeout: configuration.idleTimeout)
         do {
+            try channel.pipeline.syncOperations.addHandler(connectionGuard)
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
+        let guardOnLoop = NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
         connections.add(channel)
         let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
@@ -400,15 +403,22 @@ final class ServerCore: Sendable {
         ]
         return channel.configureHTTP2SecureUpgrade(
             h2ChannelConfigurator: { channel in
-                channel.configureHTTP2Pipeline(
+                guardOnLoop.value.negotiatedHTTP2()
+                return channel.configureHTTP2Pipeline(
                     mode: .server, initialLocalSettings: settings,
                     inboundStreamInitializer: { stream in
-                        stream.eventLoop.makeCompletedFuture { try self.configureStream(stream) }
+                        stream.eventLoop.makeCompletedFuture {
+                            try self.configureStream(stream)
+                            // Streams run on their connection's event loop.
+                            guardOnLoop.value.streamOpened()
+                            stream.closeFuture.whenComplete { _ in guardOnLoop.value.streamClosed() }
+                        }
                     }
                 ).map { _ in }
             },
             http1ChannelConfigurator: { channel in
-                channel.eventLoop.makeCompletedFuture {
+                guardOnLoop.value.negotiatedHTTP1()
+                return channel.eventLoop.makeCompletedFuture {
                     try self.configureHTTP1(channel, isSecure: true, tracked: true)
                 }
             })

@@ -71,8 +71,7 @@ extension AdminAPI {
     }
 
     /// Where a file of `__files/` is: only inside it, and, for writing, in a root folder that is the user's.
-    private func fileURL(_ encodedName: String, writing: Bool) -> Result<URL, AdminFailure> {
-        let name = encodedName.removingPercentEncoding ?? encodedName
+    private func fileURL(_ name: String, writing: Bool) -> Result<URL, AdminFailure> {
         let root: URL
         if writing {
             switch store.writableRoot() {

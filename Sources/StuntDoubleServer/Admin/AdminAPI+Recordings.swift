@@ -25,7 +25,9 @@ extension AdminAPI {
         case .failure(let failure):
             return Self.response(for: failure)
         case .success(let (entry, _)):
-            let session = Recorder.Session(proxyMappingID: entry.id, startedAt: Date(), spec: spec)
+            // The requests after this one are the recording's (journal numbers only grow, whatever the clock does).
+            let session = Recorder.Session(
+                proxyMappingID: entry.id, lastEntryBefore: stubber.journal.last?.number ?? 0, spec: spec)
             if !core.recorder.start(session) { _ = store.remove(id: entry.id) }
             core.logger.info("recording \(target.absoluteString)")
             return .json(.object([]))
@@ -45,7 +47,7 @@ extension AdminAPI {
                 status: 400)
         }
         _ = store.remove(id: session.proxyMappingID)
-        let entries = stubber.journal.filter { $0.receivedAt >= session.startedAt }
+        let entries = stubber.journal.filter { $0.number > session.lastEntryBefore }
         return record(entries, spec: session.spec)
     }
 
@@ -71,6 +73,7 @@ extension AdminAPI {
     /// Makes stubs of journal entries as a spec says, adds them, and writes them when it asks.
     private func record(_ entries: [HTTPJournalEntry], spec: RecordSpec) -> AdminResponse {
         var exchanges: [RecordedStubs.Exchange] = []
+        var notKept = 0
         for entry in entries {
             if let pattern = spec.pattern, !pattern.matches(entry.request) { continue }
             if let ids = spec.ids, !ids.contains(AdminJSON.id(ofEntry: entry.number).uuidString.lowercased()) {
@@ -80,7 +83,9 @@ extension AdminAPI {
                 exchanges.append(
                     RecordedStubs.Exchange(
                         request: entry.request, isBodyTruncated: entry.isRequestBodyTruncated, status: proxied.status,
-                        headers: proxied.headers, body: proxied.body))
+                        headers: proxied.headers, body: proxied.body, mayBeEncoded: !proxied.isIdentityEncoded))
+            } else if entry.decision.plan?.proxy != nil || entry.decision.plan == nil && core.proxy?.serverWide != nil {
+                notKept += 1
             } else if spec.allowsNonProxied, let plan = entry.decision.plan, plan.proxy == nil,
                 let response = plan.response
             {
@@ -88,14 +93,21 @@ extension AdminAPI {
                     RecordedStubs.Exchange(
                         request: entry.request, isBodyTruncated: entry.isRequestBodyTruncated,
                         status: response.statusCode.rawValue,
-                        headers: response.headers.map { (name: $0.name.rawValue, value: $0.value) }, body: response.body
-                    ))
+                        headers: response.headers.map { (name: $0.name.rawValue, value: $0.value) },
+                        body: response.body,
+                        mayBeEncoded: true))
             }
         }
         let root = try? store.writableRoot().get()
         let stubs = RecordedStubs(spec: spec, canExtractBodies: root != nil).stubs(for: exchanges)
         var added: [(id: UUID, json: JSONNode)] = []
         var problems: [String] = []
+        if notKept > 0 {
+            problems.append(
+                "\(notKept) proxied request\(notKept == 1 ? " was" : "s were") left out: the upstream's answer was not "
+                    + "kept (longer than \(ProxiedExchanges.byteLimit >> 20) MiB, dropped to stay within that in all, "
+                    + "still arriving, or failed)")
+        }
         for stub in stubs {
             if let file = stub.bodyFile, let root {
                 let url = root.appendingPathComponent("__files").appendingPathComponent(file.name)
@@ -112,6 +124,10 @@ extension AdminAPI {
             case .success(let (entry, _)): added.append((entry.id, entry.json))
             case .failure(let failure):
                 problems.append("a recorded stub could not be added: \(Self.describe(failure))")
+                if let file = stub.bodyFile, let root {
+                    try? FileManager.default.removeItem(
+                        at: root.appendingPathComponent("__files").appendingPathComponent(file.name))
+                }
             }
         }
         var response: AdminResponse =

@@ -40,8 +40,13 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
     private var state = State.head
     private var pending = ByteBuffer()
     private var isHeadRequest = false
-    /// The last part written, for the promises of writes that made no part of their own.
+    /// The promises of writes whose bytes are not parts yet: kept by the next part written.
+    private var waiting: [EventLoopPromise<Void>] = []
+    /// The last part written: a write whose bytes made no part of their own (an empty one, a chunk's CRLF) is
+    /// done when it is.
     private var lastWrite: EventLoopFuture<Void>?
+    /// The largest response head taken (a stub's headers can be long; HTTP/1.1 serves them too).
+    static let headLimit = 1 << 20
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
@@ -53,19 +58,33 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var bytes = unwrapOutboundIn(data)
         pending.writeBuffer(&bytes)
-        let before = lastWrite
+        if let promise { waiting.append(promise) }
         translate(context: context)
-        if let promise {
-            if let last = lastWrite, last !== before {
-                last.cascade(to: promise)
-            } else if case .broken = state {
-                promise.fail(ChannelError.ioOnClosedChannel)
-            } else if let before {
-                before.cascade(to: promise)
-            } else {
-                promise.succeed()
+        switch state {
+        case .broken:
+            failWaiting()
+        case .done:
+            // Nothing more will be sent (bytes after a complete response are dropped): done once it is.
+            for promise in waiting { context.eventLoop.makeSucceededVoidFuture().cascade(to: promise) }
+            waiting.removeAll()
+        default:
+            if pending.readableBytes == 0, !waiting.isEmpty {
+                // Every byte is taken, and none is waiting for a part to come.
+                for promise in waiting {
+                    if let lastWrite { lastWrite.cascade(to: promise) } else { promise.succeed() }
+                }
+                waiting.removeAll()
             }
         }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failWaiting()
+    }
+
+    private func failWaiting() {
+        for promise in waiting { promise.fail(ChannelError.ioOnClosedChannel) }
+        waiting.removeAll()
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
@@ -81,6 +100,8 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
     private func emit(_ part: HTTPServerResponsePart, context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(part), promise: promise)
+        for waiter in waiting { promise.futureResult.cascade(to: waiter) }
+        waiting.removeAll()
         lastWrite = promise.futureResult
     }
 
@@ -90,7 +111,7 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
             switch state {
             case .head:
                 guard let head = takeHead() else {
-                    if pending.readableBytes > 64 * 1024 || !looksLikeResponse() { return reset(context: context) }
+                    if pending.readableBytes > Self.headLimit || !looksLikeResponse() { return reset(context: context) }
                     return
                 }
                 guard let (status, headers, framing) = head else { return reset(context: context) }
@@ -171,14 +192,21 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             let lowered = name.lowercased()
-            if lowered == "content-length" { length = Int(value) }
+            if lowered == "content-length" {
+                guard let value = Int(value), value >= 0 else { return .some(nil) }
+                length = value
+            }
             if lowered == "transfer-encoding" { chunked = value.lowercased().contains("chunked") }
             if !Self.connectionFields.contains(lowered) { headers.add(name: name, value: value) }
         }
+        // HTTP/2 has no 101 (RFC 9113, section 8.6): no stub answers with one, and it cannot go on a stream.
+        if code == 101 { return .some(nil) }
         if code < 200 { return .some((status, headers, .informational)) }
         if isHeadRequest || code == 204 || code == 304 { return .some((status, headers, .empty)) }
+        // As RFC 9112, section 6.3: chunked wins over a length.
+        if chunked { return .some((status, headers, .chunked)) }
         if let length { return .some((status, headers, length == 0 ? .empty : .length(length))) }
-        return .some((status, headers, chunked ? .chunked : .untilClose))
+        return .some((status, headers, .untilClose))
     }
 
     /// A CRLF-ended line at the start of the pending bytes (without its CRLF), or `nil` while incomplete.
@@ -200,6 +228,7 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
     private func reset(context: ChannelHandlerContext) {
         state = .broken
         pending.clear()
+        failWaiting()
         context.close(promise: nil)
     }
 }

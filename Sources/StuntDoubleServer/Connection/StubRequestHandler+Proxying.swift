@@ -31,7 +31,8 @@ extension StubRequestHandler {
         let eventLoop = context.eventLoop
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
         // needs, and close, before the upstream's end arrives).
-        let received = NIOLockedValueBox((status: 0, headers: [(name: String, value: String)](), body: Data()))
+        let received = NIOLockedValueBox(
+            (status: 0, headers: [(name: String, value: String)](), body: Data(), isOversize: false))
         // What the admin API's recordings and snapshots make stubs of; bodies as they are meant when the
         // admin API's recording proxies (as WireMock records them: uncompressed).
         let exchanges = core.proxiedExchanges
@@ -49,15 +50,26 @@ extension StubRequestHandler {
                     $0.headers = headers.map { (name: $0.name, value: $0.value) }
                 }
             case .body(let part):
-                received.withLockedValue { $0.body.append(contentsOf: part.readableBytesView) }
+                received.withLockedValue { received in
+                    // A recording keeps whole bodies; the admin API's exchanges keep none beyond their limit, so
+                    // that a proxied download streams through without being held.
+                    guard recording != nil || received.body.count + part.readableBytes <= ProxiedExchanges.byteLimit
+                    else {
+                        received.isOversize = true
+                        received.body = Data()
+                        return
+                    }
+                    if !received.isOversize { received.body.append(contentsOf: part.readableBytesView) }
+                }
             case .end:
                 let exchange = received.withLockedValue { $0 }
                 recording?.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
-                if let entry {
+                if let entry, !exchange.isOversize {
                     exchanges.add(
                         entry: entry,
                         ProxiedExchanges.Exchange(
-                            status: exchange.status, headers: exchange.headers, body: exchange.body),
+                            status: exchange.status, headers: exchange.headers, body: exchange.body,
+                            isIdentityEncoded: recording != nil || isRecorder),
                         capacity: capacity)
                 }
             case .failed(let error):

@@ -88,6 +88,13 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        // After TLS and ALPN the connection is active already: no channelActive comes.
+        if context.channel.isActive, idleTimer == nil {
+            armIdleTimer(at: idleSince + idleTimeout, context: context)
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         idleTimer?.cancel()
         lingerTimer?.cancel()

@@ -5,13 +5,17 @@ import NIOConcurrencyHelpers
 /// `snapshot` make stubs of (WireMock keeps these answers in its journal).
 ///
 /// Bounded, so that a server that proxies for days does not grow: the newest exchanges, at most as many as the
-/// journal keeps and at most ``byteLimit`` bytes of bodies in all (the oldest go first).
+/// journal keeps and at most ``byteLimit`` bytes of bodies in all (the oldest go first); an answer longer than
+/// that is never kept.
 final class ProxiedExchanges: Sendable {
     /// An upstream's answer.
     struct Exchange: Sendable {
         let status: Int
         let headers: [(name: String, value: String)]
         let body: Data
+        /// Whether the upstream was asked for an uncompressed answer (a recording's): otherwise the body is as
+        /// the upstream encoded it for the client (`Content-Encoding`).
+        let isIdentityEncoded: Bool
     }
 
     /// The most body bytes kept in all.

@@ -161,6 +161,22 @@ struct RecordSpec: Sendable {
     }
 
     private static func readBodyPattern(_ pattern: JSONNode, into spec: inout RecordSpec, problems: inout [String]) {
+        guard let members = pattern.members else {
+            problems.append("requestBodyPattern: expected an object, such as {\"matcher\": \"equalToJson\"}")
+            return
+        }
+        for member in members where member.key != "matcher" {
+            guard ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements"].contains(member.key) else {
+                problems.append(
+                    "requestBodyPattern.\(member.key): not a field; use matcher, caseInsensitive, ignoreArrayOrder, "
+                        + "ignoreExtraElements")
+                continue
+            }
+            if member.value.bool == nil { problems.append("requestBodyPattern.\(member.key): expected true or false") }
+        }
+        if let matcher = pattern["matcher"], matcher.string == nil {
+            problems.append("requestBodyPattern.matcher: expected a string, such as \"auto\"")
+        }
         switch pattern["matcher"]?.string {
         case nil, "auto"?: spec.bodyMatcher = .automatic
         case "equalTo"?: spec.bodyMatcher = .equalTo(caseInsensitive: pattern["caseInsensitive"]?.bool ?? false)

@@ -13,6 +13,9 @@ struct RecordedStubs {
         let status: Int
         let headers: [(name: String, value: String)]
         let body: Data
+        /// Whether the body may be encoded as its `Content-Encoding` says (it was forwarded as the upstream sent
+        /// it to the client): then the header stays with the bytes. A recording's answers are uncompressed.
+        var mayBeEncoded = false
     }
 
     /// A stub made: its mapping, and the body file it names, if any.
@@ -139,8 +142,16 @@ struct RecordedStubs {
         var order: [String] = []
         var values: [String: [String]] = [:]
         var contentType = ""
-        for (headerName, value) in exchange.headers where !Self.droppedHeaders.contains(headerName.lowercased()) {
-            if headerName.lowercased() == "content-type" { contentType = value.lowercased() }
+        var isEncoded = false
+        for (headerName, value) in exchange.headers {
+            let lowered = headerName.lowercased()
+            if lowered == "content-encoding", exchange.mayBeEncoded, value.lowercased() != "identity" {
+                // The bytes are compressed as the upstream sent them: they replay with the header that says so.
+                isEncoded = true
+            } else if Self.droppedHeaders.contains(lowered) {
+                continue
+            }
+            if lowered == "content-type" { contentType = value.lowercased() }
             if values[headerName] == nil { order.append(headerName) }
             values[headerName, default: []].append(value)
         }
@@ -157,7 +168,7 @@ struct RecordedStubs {
         }
         let body = exchange.body
         guard !body.isEmpty else { return (.object(members), nil) }
-        let text = Self.isText(contentType) ? String(data: body, encoding: .utf8) : nil
+        let text = Self.isText(contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
         let size = text.map(\.count) ?? body.count
         if canExtractBodies, let threshold = text == nil ? spec.binarySizeThreshold : spec.textSizeThreshold,
             size > threshold

@@ -14,7 +14,8 @@ final class Recorder: Sendable {
     struct Session: Sendable {
         /// The catch-all mapping that proxies to the target while recording.
         let proxyMappingID: UUID
-        let startedAt: Date
+        /// The journal's last entry when the recording started (0 for none): the recording's come after it.
+        let lastEntryBefore: Int
         let spec: RecordSpec
     }
 

@@ -4,6 +4,12 @@ import NIOSSL
 import SwiftASN1
 import X509
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A certificate authority for local HTTPS: made once and kept in a folder, so that a client trusts it once;
 /// it signs a certificate for `localhost`, `127.0.0.1` and `::1` each time a server starts.
 struct CertificateAuthority {
@@ -22,13 +28,39 @@ struct CertificateAuthority {
         let certificateFile = folder.appendingPathComponent(certificateFileName)
         let keyFile = folder.appendingPathComponent(keyFileName)
         let manager = FileManager.default
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "The folder \(folder.path) for the certificate authority cannot be made: \(error). Give a folder you can "
+                    + "write (--https-ca-folder), or your own certificate and key (--https-certificate, --https-key).")
+        }
+        // Servers starting at once make one authority, not one each.
+        let lock = open(folder.appendingPathComponent(".stuntdouble-ca.lock").path, O_CREAT | O_RDWR, 0o600)
+        if lock >= 0 { flock(lock, LOCK_EX) }
+        defer {
+            if lock >= 0 {
+                flock(lock, LOCK_UN)
+                close(lock)
+            }
+        }
         if manager.fileExists(atPath: certificateFile.path) || manager.fileExists(atPath: keyFile.path) {
             do {
                 let certificate = try Certificate(pemEncoded: String(contentsOf: certificateFile, encoding: .utf8))
                 let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8))
                 guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
                     throw HTTPStubServerError(
-                        .invalidConfiguration, "\(keyFile.path) is not the key of \(certificateFile.path).")
+                        .invalidConfiguration,
+                        "\(keyFile.path) is not the key of \(certificateFile.path). Remove both to make a new "
+                            + "authority (and trust it again).")
+                }
+                guard certificate.notValidAfter > Date().addingTimeInterval(86400) else {
+                    throw HTTPStubServerError(
+                        .invalidConfiguration,
+                        "The certificate authority \(certificateFile.path) has expired (or does within a day). Remove "
+                            + "\(certificateFileName) and \(keyFileName) in \(folder.path) to make a new one, and trust "
+                            + "that.")
                 }
                 return CertificateAuthority(certificate: certificate, key: key, certificateFile: certificateFile)
             } catch let error as HTTPStubServerError {
@@ -55,11 +87,20 @@ struct CertificateAuthority {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 }, issuerPrivateKey: .init(key))
-            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
-            // The key first, readable by its owner only; the certificate last, so that a half-made pair is never
-            // taken for a whole one.
-            try Data(key.pemRepresentation.utf8).write(to: keyFile, options: .atomic)
-            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+            // The key first, readable by its owner alone from its first byte; the certificate last, so that a
+            // half-made pair is never taken for a whole one.
+            let keyStaging = folder.appendingPathComponent(".\(keyFileName).\(UUID().uuidString)")
+            guard
+                manager.createFile(
+                    atPath: keyStaging.path, contents: Data(key.pemRepresentation.utf8),
+                    attributes: [.posixPermissions: 0o600])
+            else {
+                throw HTTPStubServerError(.invalidConfiguration, "\(keyStaging.path) cannot be written.")
+            }
+            guard rename(keyStaging.path, keyFile.path) == 0 else {
+                try? manager.removeItem(at: keyStaging)
+                throw HTTPStubServerError(.invalidConfiguration, "\(keyFile.path) cannot be written.")
+            }
             try Data(certificate.serializeAsPEM().pemString.utf8).write(to: certificateFile, options: .atomic)
             return CertificateAuthority(certificate: certificate, key: key, certificateFile: certificateFile)
         } catch {
@@ -76,7 +117,8 @@ struct CertificateAuthority {
         let now = Date()
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86400),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: min(now.addingTimeInterval(365 * 86400), certificate.notValidAfter),
             issuer: certificate.subject,
             subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {

@@ -42,6 +42,8 @@ final class WebhookSender: Sendable {
     static let timeout = TimeAmount.seconds(30)
     /// How much of a target's answer is read (the rest is discarded).
     static let answerLimit = 64 * 1024
+    /// How many calls may wait at once (for their delay or their answer); more are not sent, and say so.
+    static let pendingLimit = 10_000
 
     private struct State {
         var events: [Event] = []
@@ -62,7 +64,7 @@ final class WebhookSender: Sendable {
         state.withLockedValue { $0.events.suffix(Self.capacity).reversed() }
     }
 
-    /// Forgets the calls kept (those still pending are sent, and kept when they end).
+    /// Forgets the calls kept, pending ones too (those are still sent, and logged).
     func clear() {
         state.withLockedValue { $0.events.removeAll() }
     }
@@ -70,8 +72,11 @@ final class WebhookSender: Sendable {
     /// Sends a stub's webhooks for a request it answered (journal entry `entry`), each after its delay.
     func send(_ webhooks: [WebhookSpec], for request: HTTPIncomingRequest, entry: Int, client: HTTPClient?) {
         for webhook in webhooks {
-            state.withLockedValue { state in
-                guard !state.isStopped else { return }
+            let refusal: String? = state.withLockedValue { state in
+                guard !state.isStopped else { return "the server is stopping" }
+                guard state.tasks.count < Self.pendingLimit else {
+                    return "\(Self.pendingLimit) webhook calls are waiting already"
+                }
                 let number = state.nextNumber
                 state.nextNumber += 1
                 // Made under the lock, so that the task is known before it can end (it waits for the lock).
@@ -79,6 +84,10 @@ final class WebhookSender: Sendable {
                     await self.fire(webhook, number: number, request: request, entry: entry, client: client)
                     self.state.withLockedValue { _ = $0.tasks.removeValue(forKey: number) }
                 }
+                return nil
+            }
+            if let refusal {
+                logger.error("A webhook of \(webhook.origin), after request #\(entry), was not sent: \(refusal).")
             }
         }
     }
@@ -133,11 +142,12 @@ final class WebhookSender: Sendable {
             update(number, .answered(status: status, took: took))
             logger.info(
                 "The \(name) returned status \(status)\(answer.readableBytes > 0 ? ": " + String(buffer: answer) : "")")
-        } catch is CancellationError {
-            fail(number, "The \(name) was not sent: the server stopped first.")
         } catch {
-            let reason = Task.isCancelled ? "the server stopped first" : "\(error)"
-            fail(number, "Failed to fire the \(name): \(reason).")
+            if error is CancellationError || Task.isCancelled {
+                fail(number, "The \(name) was not sent: the server stopped first.")
+            } else {
+                fail(number, "Failed to fire the \(name): \(error).")
+            }
         }
     }
 

@@ -17,6 +17,11 @@ import Testing
                 for: .get, body: String(repeating: "long text ", count: 200)))
         stubber.add(
             stub: HTTPStubRequest().match(URI: "/orders").stub(for: .post, code: .created, json: #"{"ok":true}"#))
+        stubber.add(
+            stub: HTTPStubRequest().match(URI: "/users/gzipped").stub(for: .get) { response in
+                response.headers = ["Content-Encoding": "gzip", "Content-Type": "text/plain"]
+                response.body = AdminRecordingTests.gzipped
+            })
         let upstream = HTTPStubServer(stubber: stubber)
         let url = try await upstream.start()
         do {
@@ -27,6 +32,12 @@ import Testing
             throw error
         }
     }
+
+    /// "hello, compressed", gzipped.
+    static let gzipped = Data([
+        31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 215, 81, 72, 206, 207, 45, 40, 74, 45, 46, 78, 77, 1,
+        0, 18, 126, 25, 120, 17, 0, 0, 0,
+    ])
 
     static func status(_ url: URL) async throws -> String? {
         try await Call.call(.GET, url, "/__admin/recordings/status").object["status"] as? String
@@ -140,6 +151,16 @@ import Testing
                     .POST, url, "/__admin/recordings/snapshot",
                     body: #"{"persist": false, "repeatsAsScenarios": false, "outputFormat": "ids"}"#)
                 #expect((ids.object["ids"] as? [String])?.count == 1, "the proxied request, once: \(ids.text)")
+                // An answer forwarded compressed (the client asked for gzip) keeps the header that says so.
+                _ = try await Call.call(.GET, url, "/users/gzipped", headers: [("Accept-Encoding", "gzip")])
+                let gzipped = try await Call.call(
+                    .POST, url, "/__admin/recordings/snapshot",
+                    body: #"{"persist": false, "filters": {"urlPath": "/users/gzipped"}}"#)
+                let gzippedResponse = try #require(
+                    (gzipped.object["mappings"] as? [[String: Any]])?.first?["response"] as? [String: Any])
+                #expect((gzippedResponse["headers"] as? [String: Any])?["Content-Encoding"] as? String == "gzip")
+                let bytes = Self.gzipped
+                #expect(gzippedResponse["base64Body"] as? String == bytes.base64EncodedString())
                 let all = try await Call.call(
                     .POST, url, "/__admin/recordings/snapshot",
                     body:

@@ -305,3 +305,85 @@ import Testing
         }
     }
 }
+
+/// The HTTPS listener's connections end as HTTP ones do: idle ones close after the idle timeout (in the TLS
+/// handshake, between HTTP/1.1 requests, with no HTTP/2 stream open), and stopping does not wait for idle ones.
+@Suite struct HTTPSConnectionLifetimeTests {
+    typealias HTTPS = HTTPSTests
+
+    static func withServer(idleTimeout: Duration, _ body: (HTTPStubServer, URL) async throws -> Void) async throws {
+        let folder = HTTPS.Folder()
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URI: "/hello").stub(for: .get, body: "hi"))
+        var configuration = HTTPStubServer.Configuration(idleTimeout: idleTimeout)
+        configuration.https = .init(identity: .generated(authorityFolder: folder.url))
+        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        try await server.start()
+        let authority = try #require(server.certificateAuthorityFile)
+        do {
+            try await body(server, authority)
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Waits (30 s at most) until the server has no connection open.
+    static func connectionsClose(_ server: HTTPStubServer) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.openConnectionCount > 0 {
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    @Test func aClientThatNeverStartsTLSIsClosed() async throws {
+        try await Self.withServer(idleTimeout: .seconds(2)) { server, _ in
+            let connection = try await RawConnection.connect(to: try #require(server.httpsBaseURL))
+            #expect(try await connection.readToClose(), "closed by the server, not by the test's timeout")
+            await connection.close()
+        }
+    }
+
+    @Test(arguments: [HTTPClient.Configuration.HTTPVersion.http1Only, .automatic])
+    func anIdleConnectionIsClosedWhicheverHTTPItSpeaks(version: HTTPClient.Configuration.HTTPVersion) async throws {
+        try await Self.withServer(idleTimeout: .seconds(2)) { server, authority in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.path))
+            var configuration = HTTPClient.Configuration()
+            configuration.tlsConfiguration = tls
+            configuration.httpVersion = version
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            do {
+                let response = try await client.execute(
+                    HTTPClientRequest(url: try #require(server.httpsBaseURL).absoluteString + "/hello"),
+                    timeout: .seconds(30))
+                #expect(response.version == (version == .http1Only ? .http1_1 : .http2))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                #expect(server.openConnectionCount == 1, "the client keeps its connection")
+                #expect(try await Self.connectionsClose(server), "the server closed the idle connection")
+                try await client.shutdown()
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+        }
+    }
+
+    @Test func stoppingDoesNotWaitForAnIdleHTTP2Connection() async throws {
+        try await Self.withServer(idleTimeout: .seconds(120)) { server, authority in
+            try await HTTPS.withClient(trusting: authority) { client in
+                let response = try await client.execute(
+                    HTTPClientRequest(url: try #require(server.httpsBaseURL).absoluteString + "/hello"),
+                    timeout: .seconds(30))
+                #expect(response.version == .http2)
+                _ = try await response.body.collect(upTo: 1 << 20)
+                let started = ContinuousClock.now
+                await server.stop(gracePeriod: .seconds(60))
+                #expect(ContinuousClock.now - started < .seconds(30), "no stream open: closed at once, not after 60 s")
+            }
+        }
+    }
+}

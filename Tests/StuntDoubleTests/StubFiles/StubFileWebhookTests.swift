@@ -166,6 +166,18 @@ import FoundationNetworking
         #expect(get.method == "GET" && get.body == nil, "GET is the default method, and sends no body")
     }
 
+    @Test func aHugeRandomDelayIsAYearAtMostNeverATrap() throws {
+        let read = specs(
+            #"{"request": {"url": "/a"}, "postServeActions": [{"name": "webhook", "parameters": {"url": "http://h/", "delay": {"type": "lognormal", "median": 31536000000, "sigma": 10}}}]}"#
+        )
+        let webhook = try #require(read.specs.first?.webhooks.first)
+        let request = try request("http://localhost/a")
+        for _ in 0..<200 {
+            let delay = webhook.render(for: request).delay
+            #expect(delay >= .zero && delay <= .seconds(HTTPResponsePlan.maximumSeconds))
+        }
+    }
+
     @Test func aCallWhoseURLRendersToNoURLSaysWhy() throws {
         let read = specs(
             #"{"request": {"url": "/a"}, "postServeActions": [{"name": "webhook", "parameters": {"url": "{{originalRequest.query.target}}"}}]}"#

@@ -118,7 +118,7 @@ extension StubFileReader {
             } else if let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
                 parsed.host != nil
             {
-                url = try? ResponseTemplate(text)
+                url = compile(text, in: urlNode, field: Self.join(field, "url"), kind: "webhook template")
             } else {
                 error(urlNode, Self.join(field, "url"), "\"\(text)\" is not an http or https URL")
             }

@@ -48,7 +48,9 @@ package struct WebhookSpec: Sendable {
             case .bytes(let data): body = data
             }
         }
-        let seconds = delay?.sample() ?? 0
+        // A random draw can be anything (a lognormal one with a large sigma): at most a year, as a response's.
+        let drawn = delay?.sample() ?? 0
+        let seconds = drawn.isFinite ? min(max(drawn, 0), HTTPResponsePlan.maximumSeconds) : 0
         return WebhookCall(
             method: method, urlText: urlText, headers: headers.map { ($0.name, rendered($0.value)) }, body: body,
             delay: .milliseconds(Int64((seconds * 1000).rounded())), origin: origin)
