@@ -8,9 +8,22 @@ import Foundation
 /// `requestLine` with `method`, `scheme`, `host`, `port`, `path`, `pathSegments`, `query` and `baseUrl`.
 struct RequestModel: TemplateObject {
     let request: HTTPIncomingRequest
+    /// The query's parameters, decoded once for a render however many times a template asks (each
+    /// `request.query.name` would decode the whole query again).
+    private let queryPairs: Locked<[(name: String, value: String)]?>
 
     init(_ request: HTTPIncomingRequest) {
         self.request = request
+        queryPairs = Locked(nil)
+    }
+
+    private func decodedQuery(_ query: String?) -> [(name: String, value: String)] {
+        queryPairs.withLock { pairs in
+            if let pairs { return pairs }
+            let decoded = QueryModel.pairs(of: query)
+            pairs = decoded
+            return decoded
+        }
     }
 
     var text: String { request.url.absoluteString }
@@ -28,7 +41,8 @@ struct RequestModel: TemplateObject {
         case "pathSegments":
             return .array(Self.segments(of: Self.path(of: url)).map(TemplateValue.string))
         case "query":
-            return .lazy(QueryModel(query: url.query(percentEncoded: true)))
+            let query = url.query(percentEncoded: true)
+            return .lazy(QueryModel(query: query, pairs: decodedQuery(query)))
         case "headers":
             return .lazy(HeadersModel(headers: request.headers))
         case "cookies":
@@ -93,21 +107,28 @@ private struct PathModel: TemplateObject {
 /// `request.query`: parameters by name, decoded (`+` is a space), each possibly repeated.
 private struct QueryModel: TemplateObject {
     let query: String?
+    /// The parameters in order, decoded.
+    let pairs: [(name: String, value: String)]
     var text: String { query ?? "" }
     var items: [(key: String?, value: TemplateValue)] {
         var names: [String] = []
-        for pair in (query ?? "").split(separator: "&") {
-            let name = Self.decode(pair.split(separator: "=", maxSplits: 1).first ?? "")
-            if !names.contains(name) { names.append(name) }
-        }
-        return names.map { (Optional($0), TemplateValue.multi(StubFileValueMatcher.queryValues(named: $0, in: query))) }
+        for pair in pairs where !names.contains(pair.name) { names.append(pair.name) }
+        return names.map { name in (Optional(name), .multi(pairs.filter { $0.name == name }.map(\.value))) }
     }
     func member(_ name: String) -> TemplateValue? {
-        let values = StubFileValueMatcher.queryValues(named: name, in: query)
+        let values = pairs.filter { $0.name == name }.map(\.value)
         return values.isEmpty ? nil : .multi(values)
     }
-    private static func decode(_ text: Substring) -> String {
-        PercentEncoding.decodeForm(text)
+
+    /// A query's parameters, decoded as WireMock decodes them (`+` is a space), empty pieces left out.
+    static func pairs(of query: String?) -> [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return Substring(query).splitting(at: UInt8(ascii: "&")).compactMap { pair in
+            guard !pair.isEmpty else { return nil }
+            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
+            let name = PercentEncoding.decodeForm(equals.map { pair[..<$0] } ?? pair)
+            return (name, equals.map { PercentEncoding.decodeForm(pair[pair.utf8.index(after: $0)...]) } ?? "")
+        }
     }
 }
 

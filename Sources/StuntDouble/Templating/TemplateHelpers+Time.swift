@@ -13,25 +13,30 @@ struct DateValue: TemplateObject {
 extension TemplateHelpers {
     // MARK: - Random
 
+    /// The characters of each `randomValue` type (ASCII), made once.
+    static let randomAlphabets: [String: [UInt8]] = [
+        "ALPHABETIC": Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8),
+        "NUMERIC": Array("0123456789".utf8),
+        "HEXADECIMAL": Array("0123456789abcdef".utf8),
+        "ALPHANUMERIC_AND_SYMBOLS": Array(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!@#$%^&*()-_=+[]{};:,.<>/?".utf8),
+        "ALPHANUMERIC": Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8),
+    ]
+
     static func addRandom(to table: inout [String: Helper]) {
         table["randomValue"] = { renderer, _, options in
             let length = options["length"]?.integer ?? 36
             let type = options["type"]?.text.uppercased() ?? "ALPHANUMERIC"
             if type == "UUID" { return .string(renderer.environment.randomUUID().uuidString.lowercased()) }
-            let alphabet: [Character]
-            switch type {
-            case "ALPHABETIC": alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            case "NUMERIC": alphabet = Array("0123456789")
-            case "HEXADECIMAL": alphabet = Array("0123456789abcdef")
-            case "ALPHANUMERIC_AND_SYMBOLS":
-                alphabet = Array(
-                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!@#$%^&*()-_=+[]{};:,.<>/?")
-            case "ALPHANUMERIC": alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-            default: return .string("[ERROR: \(type) is not a randomValue type]")
+            guard let alphabet = Self.randomAlphabets[type] else {
+                return .string("[ERROR: \(type) is not a randomValue type]")
             }
             guard length > 0 else { return .string("") }
-            var text = String(
-                renderer.environment.random(count: min(length, 1 << 20), below: alphabet.count).map { alphabet[$0] })
+            let picks = renderer.environment.random(count: min(length, 1 << 20), below: alphabet.count)
+            var text = String(unsafeUninitializedCapacity: picks.count) { buffer in
+                for (index, pick) in picks.enumerated() { buffer[index] = alphabet[pick] }
+                return picks.count
+            }
             if options["uppercase"]?.isTruthy == true { text = text.uppercased() }
             return .string(text)
         }
@@ -143,12 +148,25 @@ final class DateFormats: Sendable {
 
     private struct Formatters: @unchecked Sendable {  // used under the lock only
         var byKey: [String: DateFormatter] = [:]
+        /// Numeric patterns written without a formatter in UTC (`nil`: the pattern needs one).
+        var fast: [String: FastDateFormat?] = [:]
     }
     private let formatters = Locked(Formatters())
 
     func format(_ date: Date, pattern: String, timeZone: String) -> String {
         formatters.withLock { formatters in
-            Self.formatter(pattern, timeZone, in: &formatters.byKey).string(from: date)
+            if timeZone == "UTC" {
+                let fast: FastDateFormat?
+                if let known = formatters.fast[pattern] {
+                    fast = known
+                } else {
+                    fast = FastDateFormat(pattern)
+                    if formatters.fast.count > 200 { formatters.fast.removeAll() }
+                    formatters.fast[pattern] = .some(fast)
+                }
+                if let text = fast?.format(date) { return text }
+            }
+            return Self.formatter(pattern, timeZone, in: &formatters.byKey).string(from: date)
         }
     }
 

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// The first handler of an HTTPS connection: it closes a connection that has not finished its TLS handshake and
-/// ALPN within the idle timeout, an HTTP/2 connection with no stream open for that long, and an HTTP/2
+/// ALPN within the idle timeout (10 seconds at least), an HTTP/2 connection with no stream open for that long, and an HTTP/2
 /// connection with no stream open when the server stops (`ChannelShouldQuiesceEvent`, passed on for HTTP/1.1's
 /// handler). An HTTP/1.1 connection's idle time is its `StubRequestHandler`'s.
 final class SecureConnectionGuard: ChannelInboundHandler {
@@ -10,6 +10,9 @@ final class SecureConnectionGuard: ChannelInboundHandler {
     private enum Phase { case negotiating, http1, http2 }
 
     private let idleTimeout: TimeAmount
+    /// How long a handshake and ALPN may take: the idle timeout, but never under 10 seconds (a short idle
+    /// timeout is for connections between requests, not for a slow client's handshake).
+    private var handshakeTimeout: TimeAmount { max(idleTimeout, .seconds(10)) }
     private var phase = Phase.negotiating
     private var openStreams = 0
     private var isQuiescing = false
@@ -79,11 +82,12 @@ final class SecureConnectionGuard: ChannelInboundHandler {
         }
     }
 
-    /// Closes the connection after the idle timeout, unless something happens first.
+    /// Closes the connection after the idle (or handshake) timeout, unless something happens first.
     private func arm() {
         timer?.cancel()
         guard let context, phase != .http1 else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: idleTimeout) { [weak self] in
+        let timeout = phase == .negotiating ? handshakeTimeout : idleTimeout
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in
             guard let self, self.phase != .http1, self.openStreams == 0 else { return }
             self.context?.close(promise: nil)
         }

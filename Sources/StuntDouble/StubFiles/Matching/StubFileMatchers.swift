@@ -156,12 +156,17 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
 
     /// The decoded values of a query parameter, as WireMock reads them (`+` is a space).
     static func queryValues(named name: String, in query: String?) -> [String] {
-        guard let query else { return [] }
-        return Substring(query).splitting(at: UInt8(ascii: "&")).compactMap { pair in
-            let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard decode(pieces[0]) == name else { return nil }
-            return pieces.count == 2 ? decode(pieces[1]) : ""
+        guard let query, !query.isEmpty else { return [] }
+        var values: [String] = []
+        for pair in Substring(query).splitting(at: UInt8(ascii: "&")) {
+            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
+            let rawName = equals.map { pair[..<$0] } ?? pair
+            // Most names need no decoding: compared as they are, with nothing allocated for the others.
+            let isEncoded = rawName.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+            guard isEncoded ? decode(rawName) == name : rawName == name else { continue }
+            values.append(equals.map { decode(pair[pair.utf8.index(after: $0)...]) } ?? "")
         }
+        return values
     }
 
     private static func decode(_ text: Substring) -> String {

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import StuntDouble
+
+/// Numeric date patterns written without `DateFormatter` must read exactly as `DateFormatter` writes them.
+@Suite struct FastDateFormatTests {
+    static let patterns = [
+        "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd", "HH:mm:ss.SSS", "y/M/d H:m:s", "yyyyy", "dd.MM.yyyy 'at' HH:mm",
+        "'It''s' yyyy''", "yyyyMMddHHmmss", "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
+    ]
+
+    @Test(arguments: patterns)
+    func writesWhatDateFormatterWrites(pattern: String) throws {
+        let fast = try #require(FastDateFormat(pattern), "a numeric pattern")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = pattern
+        var generator = SplitMix(seed: UInt64(pattern.utf8.count))
+        var dates = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: 951_782_400),
+            Date(timeIntervalSince1970: 1_767_225_599.999), Date(timeIntervalSince1970: -11_676_096_000),
+            Date(timeIntervalSince1970: 253_402_300_799),
+        ]
+        for _ in 0..<2000 {
+            let seconds = Double(generator.next() % 264_000_000_000) - 11_676_096_000
+            dates.append(Date(timeIntervalSince1970: seconds + Double(generator.next() % 1000) / 1000))
+        }
+        for date in dates {
+            #expect(fast.format(date) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
+        }
+    }
+
+    @Test(arguments: ["EEE, dd MMM yyyy", "yyyy-MM-dd'T'HH:mm:ssXXX", "hh:mm a", "yy", "S", "'never closed"])
+    func leavesEverythingElseToDateFormatter(pattern: String) {
+        #expect(FastDateFormat(pattern) == nil)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
