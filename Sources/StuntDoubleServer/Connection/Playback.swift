@@ -286,7 +286,10 @@ enum IncomingRequestBuilder {
         // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
         if head.uri.hasPrefix("/"),
             let request = HTTPIncomingRequest(
-                method: method, validatedURLText: "\(scheme)://\(host(of: head, authority: authority))\(head.uri)",
+                method: method,
+                validatedURLText: scheme == "http"
+                    ? "http://\(host(of: head, authority: authority))\(head.uri)"
+                    : "\(scheme)://\(host(of: head, authority: authority))\(head.uri)",
                 headers: headers, body: body)
         {
             return request

@@ -17,11 +17,11 @@ extension StubRequestHandler {
         let received = ContinuousClock.now
         let request: HTTPIncomingRequest
         do {
-            request = try IncomingRequestBuilder.make(
-                head, body: body,
-                authority: isSecure
-                    ? core.httpsAuthority.withLockedValue { $0 } : core.authority.withLockedValue { $0 },
-                scheme: isSecure ? "https" : "http")
+            request =
+                isSecure
+                ? try IncomingRequestBuilder.make(
+                    head, body: body, authority: core.httpsAuthority.withLockedValue { $0 }, scheme: "https")
+                : try IncomingRequestBuilder.make(head, body: body, authority: core.authority.withLockedValue { $0 })
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
@@ -47,12 +47,10 @@ extension StubRequestHandler {
             }
         }
         let playback = Playback(requestHead: head, entry: entry, receivedAt: receivedAt, received: received)
-        if let plan = decision.plan, !plan.stub.webhooks.isEmpty {
-            playback.webhooks = (plan.stub.webhooks, plan.request)
-        }
         if let plan = decision.plan, let stubProxy = plan.proxy {
             // A proxying stub: forwarded when its head is due (after its delay and the global one).
             self.playback = playback
+            if !plan.stub.webhooks.isEmpty { playback.webhooks = (plan.stub.webhooks, plan.request) }
             let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
             let start = playback.deadline(due)
             playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
@@ -75,6 +73,8 @@ extension StubRequestHandler {
         switch decision {
         case .stub(let plan):
             playback.prepare(plan, core: core)
+            // Sent once the response has been (`finish`).
+            if !plan.stub.webhooks.isEmpty { playback.webhooks = (plan.stub.webhooks, plan.request) }
         case .unmatched(let report):
             if head.method == .GET, let files = core.store.root?.appendingPathComponent("__files"),
                 let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
