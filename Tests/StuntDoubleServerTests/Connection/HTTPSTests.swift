@@ -27,10 +27,18 @@ import Testing
         stubber.add(stub: HTTPStubRequest().match(URI: "/hello").stub(for: .get, body: "hi"))
         var configuration = HTTPStubServer.Configuration()
         configuration.https = .init(identity: identity)
+        try await serve(stubber, configuration) { server, _ in try await body(server) }
+    }
+
+    /// Runs `body` with a started server and its authority file (when it made its certificate), then stops it.
+    static func serve(
+        _ stubber: HTTPStubber, _ configuration: HTTPStubServer.Configuration,
+        _ body: (HTTPStubServer, URL?) async throws -> Void
+    ) async throws {
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         try await server.start()
         do {
-            try await body(server)
+            try await body(server, server.certificateAuthorityFile)
             await server.stop()
         } catch {
             await server.stop()
@@ -230,15 +238,8 @@ import Testing
             })
         var configuration = HTTPStubServer.Configuration()
         configuration.https = .init(identity: .generated(authorityFolder: folder.url))
-        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
-        try await server.start()
-        let authority = try #require(server.certificateAuthorityFile)
-        do {
-            try await body(server, authority)
-            await server.stop()
-        } catch {
-            await server.stop()
-            throw error
+        try await HTTPS.serve(stubber, configuration) { server, authority in
+            try await body(server, try #require(authority))
         }
     }
 
@@ -317,15 +318,8 @@ import Testing
         stubber.add(stub: HTTPStubRequest().match(URI: "/hello").stub(for: .get, body: "hi"))
         var configuration = HTTPStubServer.Configuration(idleTimeout: idleTimeout)
         configuration.https = .init(identity: .generated(authorityFolder: folder.url))
-        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
-        try await server.start()
-        let authority = try #require(server.certificateAuthorityFile)
-        do {
-            try await body(server, authority)
-            await server.stop()
-        } catch {
-            await server.stop()
-            throw error
+        try await HTTPS.serve(stubber, configuration) { server, authority in
+            try await body(server, try #require(authority))
         }
     }
 

@@ -17,7 +17,7 @@ import Testing
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = pattern
-        var generator = SplitMix(seed: UInt64(pattern.utf8.count))
+        var generator = SeededGenerator(seed: UInt64(pattern.utf8.count))
         var dates = [
             Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: 951_782_400),
             Date(timeIntervalSince1970: 1_767_225_599.999), Date(timeIntervalSince1970: -11_676_096_000),
@@ -35,17 +35,5 @@ import Testing
     @Test(arguments: ["EEE, dd MMM yyyy", "yyyy-MM-dd'T'HH:mm:ssXXX", "hh:mm a", "yy", "S", "'never closed"])
     func leavesEverythingElseToDateFormatter(pattern: String) {
         #expect(FastDateFormat(pattern) == nil)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
