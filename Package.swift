@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "StuntDoubleTesting", targets: ["StuntDoubleTesting"]),
         .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
         .library(name: "StuntDoubleServer", targets: ["StuntDoubleServer"]),
+        .library(name: "StuntDoubleOpenAPI", targets: ["StuntDoubleOpenAPI"]),
         .executable(name: "stuntdouble", targets: ["StuntDoubleCommand"]),
     ],
     dependencies: [
@@ -29,6 +30,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // StuntDoubleOpenAPI: documents read with Yams (YAML, with lines) and checked with OpenAPIKit. Its
+        // external loading is asynchronous and slow to build; $refs across files are resolved here instead.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
     ],
     targets: [
         .target(name: "StuntDouble", dependencies: ["CStuntDouble"]),
@@ -43,7 +48,7 @@ let package = Package(
         .target(
             name: "StuntDoubleServer",
             dependencies: [
-                "StuntDouble",
+                "StuntDouble", "StuntDoubleOpenAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -59,10 +64,21 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        .target(
+            name: "StuntDoubleOpenAPI",
+            dependencies: [
+                "StuntDouble",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "StuntDoubleCommand",
             dependencies: [
-                "StuntDoubleServer", "StuntDouble",
+                "StuntDoubleServer", "StuntDouble", "StuntDoubleOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -92,11 +108,21 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "StuntDoubleOpenAPITests",
+            dependencies: [
+                "StuntDoubleOpenAPI", "StuntDouble",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Documents")]
+        ),
+        .testTarget(
             name: "StuntDoubleServerTests",
             dependencies: [
                 // The command is a dependency so that `swift test` builds it: CommandTests run it.
                 // The probe fetches the server's HTTPS with URLSession in a process of its own.
                 "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand", "SharedSessionProbe",
+                "StuntDoubleOpenAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

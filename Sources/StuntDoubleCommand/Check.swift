@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StuntDouble
+import StuntDoubleOpenAPI
 
 /// `stuntdouble check`: validates stub files without serving them.
 struct Check: AsyncParsableCommand {
@@ -12,15 +13,32 @@ struct Check: AsyncParsableCommand {
             annotate them. The check is strict: a warning fails it too, even where serving would go on (an \
             unknown field such as "bodee" is ignored when serving, and almost surely a typo).
 
-            Example:
+            With --openapi, every mapping is also checked against an OpenAPI document: the document must have \
+            the operation the mapping answers, and the mapping's response must keep to it (status, media type, \
+            body schema, required headers). Drift between recordings and the API shows without the network.
+
+            Examples:
               stuntdouble check Tests/Stubs mappings/extra.json
+              stuntdouble check --openapi openapi.yaml Tests/Stubs
             """)
+
+    @Option(name: .customLong("openapi"), help: "An OpenAPI document (3.0 or 3.1) the mappings must keep to.")
+    var openAPI: String?
 
     @Argument(help: "Root folders, mappings/ folders or mapping files.")
     var paths: [String]
 
     func run() async throws {
         defer { OutputSink.flushAll() }
+        var contract: OpenAPIContract?
+        if let openAPI {
+            do {
+                contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: openAPI))
+            } catch {
+                printError("error: \(error.message)")
+                throw ExitCode.failure
+            }
+        }
         var diagnostics: [StubFileDiagnostic] = []
         var fileCount = 0
         var mappingCount = 0
@@ -32,11 +50,13 @@ struct Check: AsyncParsableCommand {
                     root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: .refuse,
                     templating: .local, sendsWebhooks: true)
                 diagnostics += files.diagnostics
+                if let contract { diagnostics += files.violations(against: contract) }
                 fileCount += files.files.count
                 mappingCount += files.mappingCount
             } else {
-                let found = StubFiles.check(files: [path], sendsWebhooks: true)
+                let (found, specs) = StubFiles.read(files: [path], sendsWebhooks: true)
                 diagnostics += found
+                if let contract { diagnostics += contract.violations(ofMappings: specs) }
                 fileCount += 1
             }
         }

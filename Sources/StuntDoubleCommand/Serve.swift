@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import StuntDouble
+import StuntDoubleOpenAPI
 import StuntDoubleServer
 
 #if canImport(Glibc)
@@ -26,8 +27,14 @@ struct Serve: AsyncParsableCommand {
             "unmatched") and the time taken. An unmatched request gets 404 with a report of the closest stubs.
             """)
 
-    @Option(help: "The folder holding mappings/ and __files/ (WireMock's layout). Default: the bundled examples.")
+    @Option(
+        help: """
+            The folder holding mappings/ and __files/ (WireMock's layout). Default: the bundled examples, unless \
+            --openapi is given.
+            """)
     var root: String?
+
+    @OptionGroup var openAPI: OpenAPIOptions
 
     @Option(help: "The address to listen on. Anything but loopback lets other machines reach the stubs.")
     var host = "127.0.0.1"
@@ -112,10 +119,12 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = verbose ? .debug : quiet ? .warning : .info
             return handler
         }
-        let folder: URL
+        let folder: URL?
         let display: String
         if let root {
             (folder, display) = (URL(fileURLWithPath: root), root)
+        } else if !openAPI.documents.isEmpty {
+            (folder, display) = (nil, "")
         } else {
             guard let examples = Bundle.module.url(forResource: "Examples", withExtension: nil) else {
                 throw ValidationError("The bundled examples are missing from this build; pass --root DIR.")
@@ -148,11 +157,14 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
+        configuration.openAPI = try openAPI.servings()
         let server = HTTPStubServer(configuration: configuration)
-        let files: StubFiles
+        var files: StubFiles?
         do {
             // The bundled examples are read, never written (`POST /__admin/mappings/save` refuses).
-            files = try server.loadStubFiles(at: folder, displayPath: display, isReadOnly: root == nil)
+            if let folder {
+                files = try server.loadStubFiles(at: folder, displayPath: display, isReadOnly: root == nil)
+            }
         } catch {
             for diagnostic in error.diagnostics {
                 printError(diagnostic.description)
@@ -162,7 +174,7 @@ struct Serve: AsyncParsableCommand {
                 "error: not serving: the stub files have errors (listed above); `stuntdouble check` lists them too.")
             throw ExitCode.failure
         }
-        for diagnostic in files.diagnostics {
+        for diagnostic in files?.diagnostics ?? [] {
             printError(diagnostic.description)
         }
         let baseURL: URL
@@ -172,6 +184,41 @@ struct Serve: AsyncParsableCommand {
             printError("error: \(error.message)")
             throw ExitCode.failure
         }
+        for serving in configuration.openAPI {
+            let contract = serving.contract
+            let mode =
+                serving.answersRequests
+                ? "answering from examples and schemas" : "checking requests only (--validate-only)"
+            say(
+                "Serving OpenAPI \(contract.file) (\(contract.title), \(contract.operationCount) operation"
+                    + "\(contract.operationCount == 1 ? "" : "s")) on \(baseURL.absoluteString): \(mode)")
+            for warning in contract.warnings {
+                printError("warning: \(warning)")
+            }
+        }
+        if let files {
+            describe(files, root: root, baseURL: baseURL)
+        }
+        if let httpsBaseURL = server.httpsBaseURL {
+            say("HTTPS on \(httpsBaseURL.absoluteString)")
+            if let authority = server.certificateAuthorityFile {
+                say("  its certificate (localhost, 127.0.0.1, ::1) is signed by \(authority.path): trust that file in")
+                say("  clients (curl --cacert \(authority.path); the system's trust store for URLSession)")
+            }
+        }
+        if let proxy {
+            say("Requests no stub answers go to \(proxy)")
+        }
+        if !admin.noAdmin {
+            say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
+        }
+        say("Press Ctrl-C to stop.")
+        if !(await Self.serveUntilStopped(server)) {
+            say("stopped: shutdown asked for through the admin API")
+        }
+    }
+
+    private func describe(_ files: StubFiles, root: String?, baseURL: URL) {
         let count = files.mappingCount
         say(
             "Serving \(count) stub\(count == 1 ? "" : "s") from \(root ?? "the bundled examples") on \(baseURL.absoluteString)"
@@ -193,23 +240,6 @@ struct Serve: AsyncParsableCommand {
         if !files.warnings.isEmpty {
             let warnings = files.warnings.count
             say("\(warnings) warning\(warnings == 1 ? "" : "s") (above): the files serve, but probably not as meant.")
-        }
-        if let httpsBaseURL = server.httpsBaseURL {
-            say("HTTPS on \(httpsBaseURL.absoluteString)")
-            if let authority = server.certificateAuthorityFile {
-                say("  its certificate (localhost, 127.0.0.1, ::1) is signed by \(authority.path): trust that file in")
-                say("  clients (curl --cacert \(authority.path); the system's trust store for URLSession)")
-            }
-        }
-        if let proxy {
-            say("Requests no stub answers go to \(proxy)")
-        }
-        if !admin.noAdmin {
-            say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
-        }
-        say("Press Ctrl-C to stop.")
-        if !(await Self.serveUntilStopped(server)) {
-            say("stopped: shutdown asked for through the admin API")
         }
     }
 

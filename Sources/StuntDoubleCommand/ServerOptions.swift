@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StuntDoubleOpenAPI
 import StuntDoubleServer
 
 /// The admin API's options, the same for `serve` and `record`.
@@ -96,5 +97,54 @@ struct HTTPSOptions: ParsableArguments {
         let folder =
             authorityFolder.map { URL(fileURLWithPath: $0) } ?? HTTPStubServer.HTTPSConfiguration.defaultAuthorityFolder
         return .init(port: port, identity: .generated(authorityFolder: folder))
+    }
+}
+
+/// Serving OpenAPI documents (`serve --openapi`), as Prism's users expect.
+struct OpenAPIOptions: ParsableArguments {
+    @Option(
+        name: .customLong("openapi"),
+        help: """
+            An OpenAPI document (3.0 or 3.1, JSON or YAML) to answer and check requests from; may be given more \
+            than once. Stub files under --root win over it for the requests they match.
+            """)
+    var documents: [String] = []
+
+    @Flag(
+        help: """
+            Check requests against the --openapi documents, but let stubs (or --proxy) answer them instead of the \
+            documents' examples.
+            """)
+    var validateOnly = false
+
+    @Flag(
+        name: .customLong("no-validation"),
+        help: "Answer from the --openapi documents without checking requests against them.")
+    var noValidation = false
+
+    @Flag(
+        help: """
+            Generate a new value from the schemas for every request (Prism's --dynamic); a request may ask for \
+            either with Prefer: dynamic=true|false.
+            """)
+    var dynamic = false
+
+    @Option(help: "The seed of values generated from schemas: the same seed, the same answers.")
+    var seed: UInt64 = 0
+
+    func servings() throws -> [OpenAPIServing] {
+        if validateOnly && noValidation {
+            throw ValidationError("--validate-only and --no-validation together would neither check nor answer.")
+        }
+        return try documents.map { path in
+            do {
+                let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path))
+                return OpenAPIServing(
+                    contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly,
+                    answering: OpenAPIAnswering(seed: seed, isDynamic: dynamic))
+            } catch {
+                throw ValidationError("--openapi \(path): \(error)")
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import StuntDouble
+import StuntDoubleOpenAPI
 
 /// A real HTTP/1.1 server on loopback that answers with a stubber's stubs: the same matchers, precedence,
 /// responses, sequences, scenarios, journal and near-miss reports as in process, for clients that are not
@@ -74,6 +75,11 @@ public final class HTTPStubServer: Sendable {
         if let capacity = configuration.journalCapacity { stubber.journalCapacity = capacity }
         stubber.journalBodyLimit = configuration.journalBodyLimit
         core = ServerCore(stubber: stubber, configuration: configuration)
+        for serving in configuration.openAPI {
+            stubber.load(
+                serving.contract, validatesRequests: serving.validatesRequests,
+                answersRequests: serving.answersRequests, answering: serving.answering)
+        }
         if configuration.isAdminAPIEnabled {
             let api = AdminAPI(store: core.store, core: core)
             core.adminBox.withLockedValue { $0 = api }
@@ -315,6 +321,8 @@ final class ServerCore: Sendable {
     var admin: AdminAPI? { adminBox.withLockedValue { $0 } }
     /// Whether the admin API is on (read for every request, without a lock).
     let hasAdmin: Bool
+    /// Whether OpenAPI documents check stubs' responses (so that the log reports what they break).
+    let checksContracts: Bool
     let adminBox = NIOLockedValueBox<AdminAPI?>(nil)
     /// Journal entry number → the client's address, for the admin API.
     let clients = NIOLockedValueBox([Int: String]())
@@ -340,6 +348,7 @@ final class ServerCore: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         hasAdmin = configuration.isAdminAPIEnabled
+        checksContracts = !configuration.openAPI.isEmpty
         webhooks = WebhookSender(logger: configuration.logger)
         store = MappingStore(
             stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,

@@ -80,7 +80,7 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
     /// For ``Code/invalidStubFile``: every error and warning found in the files, in file order.
     public let diagnostics: [StubFileDiagnostic]
 
-    init(
+    package init(
         code: Code, message: String, report: HTTPUnmatchedRequestReport? = nil,
         diagnostics: [StubFileDiagnostic] = []
     ) {

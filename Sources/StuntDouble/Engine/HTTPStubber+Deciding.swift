@@ -19,17 +19,20 @@ extension HTTPStubber {
         _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
     ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
-            let (stubs, ignoreRules, mode, recording) = state.withLock {
-                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording)
+            let (stubs, ignoreRules, mode, recording, gates) = state.withLock {
+                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording, $0.gates)
             }
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
             let decision: HTTPStubDecision
             var claimed: StubUsage.Claim?
             // An ignore rule means "never stub this": it wins over every stub, in both modes.
             let rule = ignoreRules.isEmpty ? nil : ignoreRules.first { $0.matches(request) }
-            let match = rule == nil ? stubs.firstMatch(request, available: available) : nil
+            let refusal = rule == nil && !gates.isEmpty ? gates.lazy.compactMap { $0.refuse(request) }.first : nil
+            let match = rule == nil && refusal == nil ? stubs.firstMatch(request, available: available) : nil
             if let rule {
                 decision = .passThrough(.ignored(rule))
+            } else if let refusal {
+                decision = .stub(refusal)
             } else if case .stopped(let stopped) = match {
                 decision = .unmatched(
                     HTTPUnmatchedRequestReport(
@@ -65,6 +68,9 @@ extension HTTPStubber {
                     expectedVersion: available?.version)
             }
             if let number {
+                if !gates.isEmpty {
+                    recordViolations(of: decision, to: request, entry: number, gates: gates)
+                }
                 return (decision, number)
             }
         }

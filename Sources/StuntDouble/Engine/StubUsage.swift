@@ -117,6 +117,15 @@ struct StubUsage: Sendable {
         return number
     }
 
+    /// Keeps the rules of a loaded OpenAPI document that an entry's response breaks.
+    mutating func annotate(_ number: Int, violations: [String]) {
+        journal.update(number) { $0.contractViolations = violations }
+    }
+
+    func contractViolations(of number: Int) -> [String] {
+        journal.entry(number)?.contractViolations ?? []
+    }
+
     /// Records how an entry's delivery ended.
     mutating func complete(_ number: Int, with completion: HTTPJournalEntry.Completion) {
         journal.update(number) { $0.completion = completion }
@@ -257,12 +266,20 @@ struct JournalBuffer: Sendable {
 
     /// Changes the entry with a number, if it is still kept.
     mutating func update(_ number: Int, _ change: (inout HTTPJournalEntry) -> Void) {
-        guard !storage.isEmpty else { return }
+        if let place = place(of: number) { change(&storage[place]) }
+    }
+
+    /// The entry with a number, if it is still kept.
+    func entry(_ number: Int) -> HTTPJournalEntry? {
+        place(of: number).map { storage[$0] }
+    }
+
+    private func place(of number: Int) -> Int? {
+        guard !storage.isEmpty else { return nil }
         // Numbers are almost always consecutive: try the place the number would have, then search.
         let guess = number - storage[head].number
         if guess >= 0, guess < storage.count, storage[index(guess)].number == number {
-            change(&storage[index(guess)])
-            return
+            return index(guess)
         }
         var low = 0
         var high = storage.count
@@ -270,8 +287,8 @@ struct JournalBuffer: Sendable {
             let middle = (low + high) / 2
             if storage[index(middle)].number < number { low = middle + 1 } else { high = middle }
         }
-        guard low < storage.count, storage[index(low)].number == number else { return }
-        change(&storage[index(low)])
+        guard low < storage.count, storage[index(low)].number == number else { return nil }
+        return index(low)
     }
 
     mutating func removeAll() {

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// On Apple platforms an `NSLock` (`Synchronization.Mutex` would need macOS 15 / iOS 18). Never call user
 /// code while holding the lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         lock.lock()
@@ -34,7 +34,7 @@ import Musl
 /// `NSLock` costs two more, and every cold object is a cache miss on the request path), and a lock that
 /// ThreadSanitizer understands (it reports false races on `Synchronization.Mutex`, whose futex calls it does
 /// not see). Never call user code while holding the lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     private let buffer: Buffer
 
     private final class Buffer: ManagedBuffer<Value, pthread_mutex_t> {
@@ -43,7 +43,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         let created = Buffer.create(minimumCapacity: 1) { _ in value }
         buffer = unsafeDowncast(created, to: Buffer.self)
         buffer.withUnsafeMutablePointerToElements { mutex in
@@ -52,7 +52,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try buffer.withUnsafeMutablePointers { (value, mutex) throws(Failure) -> Result in

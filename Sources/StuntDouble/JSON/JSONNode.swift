@@ -37,6 +37,11 @@ package struct JSONNode: Sendable {
         self.offset = offset
     }
 
+    /// Parses JSON text (RFC 8259), or throws with the byte offset of the problem.
+    package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONNode {
+        try JSONParser(bytes: bytes, options: .strict).parseDocument().value
+    }
+
     /// The members of an object, or `nil`.
     package var members: [Member]? {
         if case .object(let members) = kind { members } else { nil }
@@ -76,32 +81,32 @@ package struct JSONNode: Sendable {
 }
 
 /// Why JSON text did not parse.
-struct JSONParseError: Error, CustomStringConvertible {
-    let offset: Int
-    let reason: String
+package struct JSONParseError: Error, CustomStringConvertible {
+    package let offset: Int
+    package let reason: String
 
-    var description: String { "\(reason) at byte \(offset)" }
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 /// Where a byte offset lies in a text, as editors count: lines and columns from 1, columns in UTF-8 bytes
 /// (as compilers report them).
-struct TextPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
-    let line: Int
-    let column: Int
+package struct TextPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package let line: Int
+    package let column: Int
 
     /// `line:column`.
-    var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 
-    static func < (lhs: TextPosition, rhs: TextPosition) -> Bool {
+    package static func < (lhs: TextPosition, rhs: TextPosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 }
 
 /// The offsets at which a text's lines start, to turn byte offsets into positions.
-struct LineTable: Sendable {
+package struct LineTable: Sendable {
     private let starts: [Int]
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         var starts = [0]
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             starts.append(index + 1)
@@ -110,7 +115,7 @@ struct LineTable: Sendable {
     }
 
     /// The position of a byte offset.
-    func position(of offset: Int) -> TextPosition {
+    package func position(of offset: Int) -> TextPosition {
         var low = 0
         var high = starts.count - 1
         while low < high {

@@ -34,6 +34,10 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// How delivery ended, once it has: how long it took and the error the caller received, if any. `nil`
     /// while the response is still being delivered, or when the path cannot tell (``HTTPDeliveryPath/direct``).
     public internal(set) var completion: Completion?
+    /// The rules of a loaded OpenAPI document that the stub's response breaks (`body.price: expected number,
+    /// found string "9" (type, openapi.yaml:40:17)`); empty when it keeps to them, or when no document is
+    /// loaded. The document's own answers and refusals are not checked.
+    public internal(set) var contractViolations: [String] = []
 
     /// How the delivery of a response ended: what the caller received, and when.
     public struct Completion: Sendable {

@@ -32,6 +32,31 @@ package struct MappingSpec: Sendable {
     package var unsupported: [String] = []
     /// The webhooks a stub server sends after answering with this mapping.
     var webhooks: [WebhookSpec] = []
+    /// The lines of the mapping's file, to name the line and column of any of its values.
+    package var lines: LineTable?
+
+    /// Where a value of the mapping's JSON is written.
+    package func position(of node: JSONNode) -> TextPosition {
+        lines?.position(of: node.offset) ?? TextPosition(line: line, column: 1)
+    }
+
+    /// A mapping's response as a file gives it, for checks against an OpenAPI document.
+    package struct FixedAnswer: Sendable {
+        package let status: Int
+        package let headers: HTTPHeaders
+        package let body: Data
+        /// Whether the body or headers are templates (rendered per request, so not known here).
+        package let isTemplated: Bool
+    }
+
+    /// The response, or `nil` when it is no fixed answer (a fault, a proxy, a body file that could not be
+    /// read).
+    package var fixedAnswer: FixedAnswer? {
+        guard response.fault == nil, response.proxy == nil, response.bodyFailure == nil else { return nil }
+        return FixedAnswer(
+            status: response.status, headers: response.headers, body: response.body ?? Data(),
+            isTemplated: response.templates != nil)
+    }
 
     /// The priority StuntDouble uses for a WireMock priority: WireMock's 1 (highest) to 5 (the default) and
     /// beyond become 4 to 0 and below, so that a file's default and a Swift stub's default (0) are equal and

@@ -182,7 +182,15 @@ public struct StubFiles: Sendable {
 
     /// Reads stub files given one by one, for serving where webhooks are sent (`sendsWebhooks`) or not.
     package static func check(files paths: [String], sendsWebhooks: Bool) -> [StubFileDiagnostic] {
+        read(files: paths, sendsWebhooks: sendsWebhooks).diagnostics
+    }
+
+    /// Reads stub files given one by one: their problems and mappings.
+    package static func read(files paths: [String], sendsWebhooks: Bool) -> (
+        diagnostics: [StubFileDiagnostic], specs: [MappingSpec]
+    ) {
         var diagnostics: [StubFileDiagnostic] = []
+        var specs: [MappingSpec] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
             guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -205,8 +213,9 @@ public struct StubFiles: Sendable {
             reader.sendsWebhooks = sendsWebhooks
             reader.read()
             diagnostics += reader.diagnostics
+            specs += reader.specs
         }
-        return diagnostics
+        return (diagnostics, specs)
     }
 
     /// Reads one mapping, or `{"mappings": [...]}`, from JSON text (as WireMock's admin API receives it).

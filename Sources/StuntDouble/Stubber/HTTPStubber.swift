@@ -46,6 +46,8 @@ public final class HTTPStubber: Sendable {
         /// Scenarios by name, as stub files name them.
         var namedScenarios: [String: HTTPStubScenario] = [:]
         var recording: HTTPRecording?
+        /// Checks before the stubs (OpenAPI contracts' validation); usually none.
+        var gates: [HTTPRequestGate] = []
     }
 
     /// The stubs, ignore rules, mode and recording: read as one snapshot by `decide`, outside every other lock.

@@ -149,6 +149,9 @@ enum AdminJSON {
         if let report = entry.decision.report {
             members.append(("nearMissReport", .string(report.description)))
         }
+        if !entry.contractViolations.isEmpty {
+            members.append(("contractViolations", .array(entry.contractViolations.map { .string($0) })))
+        }
         return .object(members)
     }
 

@@ -32,6 +32,7 @@ enum TrafficPage {
           .s2 { color: var(--ok); } .s3 { color: var(--muted); } .s4 { color: var(--warn); } .s5, .err { color: var(--bad); }
           tr.unmatched { background: #fff6ed; cursor: pointer; }
           tr.unmatched:hover { background: #ffead5; }
+          tr.violation { background: #fdf0f0; }
           pre.report { background: #f8f9fb; border: 1px solid var(--line); padding: 10px 12px; margin: 4px 0 10px;
                        white-space: pre-wrap; font-size: 12.5px; }
           .empty { color: var(--muted); font-style: italic; }
@@ -108,6 +109,19 @@ enum TrafficPage {
             cell(row, answered, event.wasMatched ? "" : "err");
             cell(row, event.timing.totalTime + " ms", "mono");
             if (event.response.fault) row.cells[5].textContent += " — " + event.response.fault;
+            if (event.contractViolations) {
+              // The stub's response breaks a loaded OpenAPI document: what, under the row.
+              row.className = "violation";
+              row.cells[5].textContent += " — breaks the OpenAPI document";
+              const detail = body.insertRow();
+              detail.className = "violation";
+              const td = cell(detail, "");
+              td.colSpan = 7;
+              const pre = document.createElement("pre");
+              pre.className = "report";
+              pre.textContent = event.contractViolations.join("\n");
+              td.appendChild(pre);
+            }
             if (!event.wasMatched && event.nearMissReport) {
               row.className = "unmatched";
               row.dataset.id = event.id;

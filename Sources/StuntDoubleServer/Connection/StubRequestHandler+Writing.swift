@@ -241,6 +241,16 @@ extension StubRequestHandler {
         core.stubber.complete(
             entry, after: duration, error: error, statusCode: playback.statusCode,
             bodyByteCount: playback.bytesWritten)
+        if core.checksContracts {
+            let violations = core.stubber.contractViolations(ofEntry: entry)
+            if !violations.isEmpty {
+                let target = core.loggedTarget(playback.requestHead.uri)
+                let broken = violations.joined(separator: "; ")
+                core.logger.warning(
+                    "\(playback.requestHead.method.rawValue) \(target): the stub's response breaks the OpenAPI document: \(broken)"
+                )
+            }
+        }
         guard core.logger.logLevel <= .info else { return }
         let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
         let milliseconds = "\(tenths / 10).\(tenths % 10)"

@@ -303,6 +303,7 @@ struct StubFileReader {
         let position = lines.position(of: node.offset)
         var spec = MappingSpec(
             id: Self.derivedID(file: file, index: index), file: file, line: position.line, json: node)
+        spec.lines = lines
         // `id` and `uuid` name the same thing; of the two, the one written last wins.
         var ids: [(id: UUID, node: JSONNode, field: String)] = []
         for member in members where member.key == "id" || member.key == "uuid" {

@@ -1,0 +1,153 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A check every request passes before stubs are tried: an OpenAPI contract's request validation. A request
+/// it refuses is answered with its refusal (and journaled as answered by its stub); any other goes on to the
+/// stubs.
+package final class HTTPRequestGate: Sendable {
+    /// The stub that journal entries of refused requests name.
+    package let stub: HTTPStubRequest
+    private let refusal: @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?
+    private let responseCheck: @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [String]
+
+    /// - Parameters:
+    ///   - stub: The stub that journal entries of refused requests name (it need not be added).
+    ///   - refusal: The response refusing a request, or `nil` to let it through.
+    ///   - responseCheck: The rules another stub's response to a request breaks, for the journal.
+    package init(
+        stub: HTTPStubRequest, refusal: @escaping @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?,
+        responseCheck: @escaping @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [String]
+    ) {
+        self.stub = stub
+        self.refusal = refusal
+        self.responseCheck = responseCheck
+    }
+
+    func violations(of plan: HTTPResponsePlan, to request: HTTPIncomingRequest) -> [String] {
+        guard plan.stub !== stub, plan.proxy == nil, let response = plan.response else { return [] }
+        return responseCheck(request, response)
+    }
+
+    func refuse(_ request: HTTPIncomingRequest) -> HTTPResponsePlan? {
+        refusal(request).map { HTTPResponsePlan(stub: stub, request: request, response: $0) }
+    }
+}
+
+extension HTTPStubber {
+    /// Adds a gate: requests it refuses never reach a stub.
+    package func add(gate: HTTPRequestGate) {
+        state.withLock { $0.gates.append(gate) }
+    }
+
+    /// Removes a gate (that object).
+    package func remove(gate: HTTPRequestGate) {
+        state.withLock { $0.gates.removeAll { $0 === gate } }
+    }
+
+    /// Checks a stub's answer against the gates' documents, and keeps what it breaks in the journal entry.
+    func recordViolations(
+        of decision: HTTPStubDecision, to request: HTTPIncomingRequest, entry: Int, gates: [HTTPRequestGate]
+    ) {
+        guard case .stub(let plan) = decision, !gates.contains(where: { $0.stub === plan.stub }) else { return }
+        let violations = gates.flatMap { $0.violations(of: plan, to: request) }
+        guard !violations.isEmpty else { return }
+        usage.withLock { $0.annotate(entry, violations: violations) }
+    }
+
+    /// What a journal entry's response breaks of the loaded OpenAPI documents (for the server's log).
+    package func contractViolations(ofEntry number: Int) -> [String] {
+        usage.withLock { $0.contractViolations(of: number) }
+    }
+}
+
+/// A matcher that reads the engine's request (its body read once, no `URLRequest` made), for matchers that
+/// other modules of this package add: an OpenAPI contract's router.
+package struct IncomingRequestMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStringConvertible {
+    private let name: String
+    private let predicate: @Sendable (HTTPIncomingRequest) -> Bool
+
+    /// - Parameters:
+    ///   - name: How unmatched-request reports name the matcher.
+    ///   - predicate: Whether a request matches.
+    package init(name: String, _ predicate: @escaping @Sendable (HTTPIncomingRequest) -> Bool) {
+        self.name = name
+        self.predicate = predicate
+    }
+
+    package var description: String { name }
+
+    package func matches(request: URLRequest, for source: any HTTPMatcherSource) -> Bool {
+        matchesURLRequest(request, source: source)
+    }
+
+    func evaluate(
+        _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
+    ) -> Bool {
+        predicate(request)
+    }
+
+    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+        MatcherCheck(matcher: name, passed: predicate(request), expected: nil, actual: nil, note: nil)
+    }
+}
+
+extension HTTPStubRequest {
+    /// Answers every method (but those with a response of their own) with a response built from each
+    /// request.
+    @discardableResult
+    package func stubEveryMethod(
+        responseProvider: @escaping @Sendable (HTTPIncomingRequest, HTTPStubRequest) -> HTTPStubResponse
+    ) -> Self {
+        update { $0.everyMethod = .dynamic(.init(provide: responseProvider)) }
+        return self
+    }
+}
+
+extension HTTPStubRequest {
+    /// What the stub would answer a request, without answering it: `nil` when its matchers do not match the
+    /// request or it has no response for the method. Nothing is counted, journaled or moved; a sequence
+    /// gives its first response. For checking stubs against an OpenAPI document.
+    package func preview(for request: HTTPIncomingRequest) -> HTTPResponsePlan? {
+        let (definition, _) = snapshot()
+        var variables: [String: URITemplate.Value] = [:]
+        guard definition.engine.allSatisfy({ $0.evaluate(request, source: self, variables: &variables) }),
+            let source = definition.source(for: request.method)
+        else { return nil }
+        var matched = request
+        matched.templateVariables = variables
+        return source.plan(for: matched, stub: self)
+    }
+
+    /// The URLs (or paths, starting with `/`) the stub's URL matchers name exactly, if any: an
+    /// ``HTTPStubURLMatcher``, a stub file's `url` or `urlPath`.
+    package var exactURLs: [String] {
+        snapshot().definition.engine.compactMap { matcher -> String? in
+            if let url = matcher as? HTTPStubURLMatcher { return url.url }
+            if let file = matcher as? StubFileURLMatcher {
+                switch file.kind {
+                case .url(let text), .urlPath(let text): return text
+                default: return nil
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Whether any matcher of the stub reads the URL (so that a stub without one matches every URL).
+    package var readsURL: Bool {
+        snapshot().definition.engine.contains { matcher in
+            matcher is HTTPStubURLMatcher || matcher is StubFileURLMatcher || matcher is HTTPStubURITemplateMatcher
+                || matcher is HTTPStubRegExMatcher
+        }
+    }
+}
+
+extension HTTPStubber {
+    /// The stubs of the gates (loaded OpenAPI documents), which answer for the documents themselves.
+    package var gateStubs: [HTTPStubRequest] {
+        state.withLock { $0.gates.map(\.stub) }
+    }
+}

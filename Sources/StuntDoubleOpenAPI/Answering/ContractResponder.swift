@@ -1,0 +1,236 @@
+import Foundation
+import StuntDouble
+
+/// What a request asks of a mock with `Prefer` (as Prism reads it): `code=404`, `example=name`,
+/// `dynamic=true`, in one header or several.
+struct Preferences: Sendable {
+    var code: Int?
+    var example: String?
+    var isDynamic: Bool?
+
+    init(_ headers: HTTPHeaders) {
+        for value in headers.values(for: HTTPHeaders.Name(rawValue: "Prefer")) {
+            for part in value.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                let pair = part.split(separator: "=", maxSplits: 1).map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+                guard pair.count == 2 else { continue }
+                switch pair[0].lowercased() {
+                case "code": code = Int(pair[1])
+                case "example": example = pair[1]
+                case "dynamic": isDynamic = pair[1].lowercased() == "true"
+                default: continue
+                }
+            }
+        }
+    }
+}
+
+/// How a contract answers requests with no stub of their own.
+public struct OpenAPIAnswering: Sendable, Hashable {
+    /// The seed of generated values: the same seed, the same answers.
+    public var seed: UInt64
+    /// Whether values are generated at random for every request (Prism's `--dynamic`); a request can ask for
+    /// either with `Prefer: dynamic=true|false`.
+    public var isDynamic: Bool
+
+    /// Creates answering settings.
+    /// - Parameters:
+    ///   - seed: The seed of generated values.
+    ///   - isDynamic: Whether each request gets newly generated values by default.
+    public init(seed: UInt64 = 0, isDynamic: Bool = false) {
+        self.seed = seed
+        self.isDynamic = isDynamic
+    }
+}
+
+extension OpenAPIContract {
+    /// The problem document for a request that breaks the contract (RFC 9457 `application/problem+json`):
+    /// every rule broken, where, and the document's line of each.
+    func problemResponse(status: Int, operation: Int?, violations: [OpenAPIViolation], allowed: [HTTPMethod])
+        -> HTTPStubResponse
+    {
+        let title: String =
+            switch status {
+            case 401: "Unauthorized"
+            case 404: "Not Found"
+            case 405: "Method Not Allowed"
+            case 415: "Unsupported Media Type"
+            case 422: "Unprocessable Content"
+            default: "Bad Request"
+            }
+        var members: [(String, SchemaValue)] = [
+            ("type", .string("about:blank")),
+            ("title", .string(title)),
+            ("status", .number(Double(status))),
+            (
+                "detail",
+                .string(
+                    "The request does not keep to \(fileName): " + violations.map(\.description).joined(separator: "; ")
+                )
+            ),
+        ]
+        if let operation {
+            members.append(("operation", .string(operations[operation].title)))
+        }
+        members.append(
+            (
+                "violations",
+                .array(
+                    violations.map { violation in
+                        var fields: [(String, SchemaValue)] = [
+                            ("rule", .string(violation.rule)),
+                            ("location", .string(violation.location)),
+                            ("message", .string(violation.message)),
+                        ]
+                        if let place = violation.documentLocation {
+                            fields.append(("document", .string(place.description)))
+                            fields.append(("line", .number(Double(place.line))))
+                        }
+                        return .object(fields)
+                    })
+            ))
+        var headers: HTTPHeaders = [:]
+        if status == 405 {
+            headers[HTTPHeaders.Name(rawValue: "Allow")] = allowed.map(\.rawValue).joined(separator: ", ")
+        }
+        if status == 401, let operation {
+            let schemes = operations[operation].security.flatMap(\.schemes).compactMap { scheme -> String? in
+                switch scheme.kind {
+                case .http(let name): name.prefix(1).uppercased() + name.dropFirst()
+                case .bearerToken: "Bearer"
+                default: nil
+                }
+            }
+            if let first = schemes.first { headers[.wwwAuthenticate] = first }
+        }
+        return HTTPStubResponse(
+            statusCode: HTTPStatusCode(rawValue: status), contentType: "application/problem+json",
+            body: Data(SchemaValue.object(members).jsonText.utf8), headers: headers)
+    }
+
+    /// The answer to a request that keeps to an operation: the response `Prefer` names or the preferred one,
+    /// its example or a generated value.
+    func answer(_ request: HTTPIncomingRequest, operation index: Int, settings: OpenAPIAnswering, draw: UInt64)
+        -> HTTPStubResponse
+    {
+        let operation = operations[index]
+        let preferences = Preferences(request.headers)
+        let response: ContractOperation.Response?
+        if let code = preferences.code {
+            response = operation.response(for: code)
+            guard response != nil else {
+                return preferenceProblem(
+                    "Prefer: code=\(code) names no response of \(operation.title); it has "
+                        + operation.responses.map(\.code).joined(separator: ", "))
+            }
+        } else {
+            response = operation.preferredResponse
+        }
+        guard let response else {
+            return HTTPStubResponse(statusCode: HTTPStatusCode(rawValue: 200))
+        }
+        let status = preferences.code ?? response.statusCode
+        let isDynamic = preferences.isDynamic ?? settings.isDynamic
+        // The same request, the same answer, unless dynamic: then each request draws anew.
+        let seed = isDynamic ? settings.seed &+ draw &* 0x9E37_79B9_7F4A_7C15 : settings.seed &+ UInt64(index)
+        var headers: HTTPHeaders = [:]
+        var generator = SchemaGenerator(table: schemas, direction: .response, seed: seed, isDynamic: isDynamic)
+        for header in response.headers where header.name.lowercased() != "content-type" {
+            let value = header.example ?? header.schema.map { generator.value(for: $0) }
+            if let value {
+                headers[HTTPHeaders.Name(rawValue: header.name)] = Self.headerText(value)
+            }
+        }
+        guard !response.contents.isEmpty, status != 204, status != 304 else {
+            return HTTPStubResponse(statusCode: HTTPStatusCode(rawValue: status), headers: headers)
+        }
+        guard let media = Self.negotiate(request.headers[.accept], response.contents) else {
+            return HTTPStubResponse(
+                statusCode: HTTPStatusCode(rawValue: 406), contentType: .text,
+                body: Data(
+                    ("Accept: \(request.headers[.accept] ?? "") matches none of the response's media types ("
+                        + response.contents.map(\.name).joined(separator: ", ") + ")").utf8))
+        }
+        let value: SchemaValue
+        if let name = preferences.example {
+            guard let example = media.examples.first(where: { $0.name == name }) else {
+                return preferenceProblem(
+                    "Prefer: example=\(name) names no example of \(operation.title) \(response.code) \(media.name); "
+                        + "it has "
+                        + (media.examples.isEmpty ? "none" : media.examples.map(\.name).joined(separator: ", ")))
+            }
+            value = example.value
+        } else if !isDynamic, let example = media.examples.first?.value ?? media.example {
+            value = example
+        } else if let schema = media.schema {
+            value = generator.value(for: schema)
+        } else {
+            value = media.examples.first?.value ?? media.example ?? .null
+        }
+        let contentType = media.name.contains("*") ? "application/json" : media.name
+        let body: Data
+        if case .string(let text) = value, !MediaTypes.isJSON(contentType) {
+            body = Data(text.utf8)
+        } else {
+            body = Data(value.jsonText.utf8)
+        }
+        return HTTPStubResponse(
+            statusCode: HTTPStatusCode(rawValue: status), contentType: HTTPContentType(rawValue: contentType),
+            body: body, headers: headers)
+    }
+
+    private func preferenceProblem(_ detail: String) -> HTTPStubResponse {
+        let body = SchemaValue.object([
+            ("type", .string("about:blank")), ("title", .string("Bad Request")), ("status", .number(400)),
+            ("detail", .string(detail)),
+            (
+                "violations",
+                .array([
+                    .object([
+                        ("rule", .string("prefer")), ("location", .string("header.Prefer")),
+                        ("message", .string(detail)),
+                    ])
+                ])
+            ),
+        ])
+        return HTTPStubResponse(
+            statusCode: HTTPStatusCode(rawValue: 400), contentType: "application/problem+json",
+            body: Data(body.jsonText.utf8))
+    }
+
+    private static func headerText(_ value: SchemaValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .array(let items): items.map(headerText).joined(separator: ",")
+        default: value.jsonText
+        }
+    }
+
+    /// The response media type for an `Accept` header: JSON first when the client takes anything.
+    static func negotiate(_ accept: String?, _ contents: [ContractOperation.MediaType]) -> ContractOperation.MediaType?
+    {
+        let preferred = contents.first { MediaTypes.isJSON($0.name) } ?? contents.first
+        guard let accept, !accept.isEmpty else { return preferred }
+        let ranges = accept.split(separator: ",").map { part -> (String, Double) in
+            let pieces = part.split(separator: ";")
+            let name = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let quality =
+                pieces.dropFirst().compactMap { piece -> Double? in
+                    let trimmed = piece.trimmingCharacters(in: .whitespaces)
+                    return trimmed.hasPrefix("q=") ? Double(trimmed.dropFirst(2)) : nil
+                }.first ?? 1
+            return (name, quality)
+        }.filter { $0.1 > 0 }.sorted { $0.1 > $1.1 }
+        for (range, _) in ranges {
+            if range == "*/*" { return preferred }
+            if let exact = contents.first(where: { MediaTypes.essence($0.name) == range }) { return exact }
+            if range.hasSuffix("/*") {
+                let type = range.dropLast(1)
+                if let found = contents.first(where: { $0.name.hasPrefix(type) }) { return found }
+            }
+            if let wildcard = contents.first(where: { $0.name == "*/*" }) { return wildcard }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,197 @@
+import StuntDouble
+
+/// Reads a document's paths, operations, parameters, bodies, responses and security into
+/// `ContractOperation`s.
+struct ContractCompiler {
+    let documents: DocumentSet
+    let schemas: SchemaCompiler
+
+    private static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    func operations() throws(OpenAPIContractError) -> [ContractOperation] {
+        let root = documents.main
+        let securitySchemes = try self.securitySchemes()
+        let globalSecurity = try security(root["security"], schemes: securitySchemes)
+        var operations: [ContractOperation] = []
+        for (path, item) in root["paths"]?.members ?? [] {
+            guard path.hasPrefix("/") else {
+                throw OpenAPIContractError(
+                    "\(documents.location(of: item)): path \"\(path)\" must start with /.")
+            }
+            let pathItem = try documents.dereference(item)
+            let shared = try parameters(pathItem["parameters"])
+            for (method, operation) in pathItem.members where Self.methods.contains(method) {
+                let own = try parameters(operation["parameters"])
+                // An operation's parameter replaces the path item's of the same name and place.
+                let merged =
+                    shared.filter { common in !own.contains { $0.name == common.name && $0.place == common.place } }
+                    + own
+                try checkPathParameters(path, merged, operation)
+                let requirements =
+                    operation["security"] != nil
+                    ? try security(operation["security"], schemes: securitySchemes) : globalSecurity
+                operations.append(
+                    ContractOperation(
+                        method: HTTPMethod(rawValue: method), path: path, operationID: operation["operationId"]?.text,
+                        parameters: merged, body: try body(operation["requestBody"]),
+                        responses: try responses(operation["responses"]), security: requirements,
+                        location: documents.location(of: operation)))
+            }
+        }
+        return operations
+    }
+
+    private func checkPathParameters(
+        _ path: String, _ parameters: [ContractOperation.Parameter], _ operation: DocumentNode
+    ) throws(OpenAPIContractError) {
+        for name in PathTemplate.variables(in: path)
+        where !parameters.contains(where: { $0.place == .path && $0.name == name }) {
+            throw OpenAPIContractError(
+                "\(documents.location(of: operation)): path \"\(path)\" has {\(name)} but the operation declares no "
+                    + "path parameter \"\(name)\". Add it to parameters (in: path, required: true).")
+        }
+    }
+
+    private func parameters(_ node: DocumentNode?) throws(OpenAPIContractError) -> [ContractOperation.Parameter] {
+        guard let node else { return [] }
+        var found: [ContractOperation.Parameter] = []
+        for item in node.items {
+            let parameter = try documents.dereference(item)
+            guard let name = parameter["name"]?.text, let placeText = parameter["in"]?.text,
+                let place = ContractOperation.Parameter.Place(rawValue: placeText)
+            else {
+                throw OpenAPIContractError(
+                    "\(documents.location(of: parameter)): a parameter needs a name and \"in\" (path, query, header "
+                        + "or cookie).")
+            }
+            let defaultStyle =
+                switch place {
+                case .path, .header: "simple"
+                case .query, .cookie: "form"
+                }
+            let style = parameter["style"]?.text ?? defaultStyle
+            var schema: Int?
+            var isJSON = false
+            var example = parameter["example"]?.value
+            if let schemaNode = parameter["schema"] {
+                schema = try schemas.compile(schemaNode)
+            } else if let content = parameter["content"]?.members.first {
+                isJSON = true
+                schema = try content.value["schema"].map { node throws(OpenAPIContractError) in
+                    try schemas.compile(node)
+                }
+                example = example ?? content.value["example"]?.value
+            }
+            if example == nil, let first = parameter["examples"]?.members.first {
+                example = try documents.dereference(first.value)["value"]?.value
+            }
+            found.append(
+                ContractOperation.Parameter(
+                    name: name, place: place, isRequired: place == .path || parameter["required"]?.bool == true,
+                    style: style, explode: parameter["explode"]?.bool ?? (style == "form"),
+                    allowReserved: parameter["allowReserved"]?.bool ?? false, schema: schema, isJSON: isJSON,
+                    location: documents.location(of: parameter), example: example))
+        }
+        return found
+    }
+
+    private func body(_ node: DocumentNode?) throws(OpenAPIContractError) -> ContractOperation.Body? {
+        guard let node else { return nil }
+        let body = try documents.dereference(node)
+        return ContractOperation.Body(
+            isRequired: body["required"]?.bool ?? false, contents: try mediaTypes(body["content"]),
+            location: documents.location(of: body))
+    }
+
+    private func mediaTypes(_ node: DocumentNode?) throws(OpenAPIContractError) -> [ContractOperation.MediaType] {
+        var found: [ContractOperation.MediaType] = []
+        for (name, media) in node?.members ?? [] {
+            var examples: [(String, SchemaValue)] = []
+            for (exampleName, example) in media["examples"]?.members ?? [] {
+                let resolved = try documents.dereference(example)
+                if let value = resolved["value"] {
+                    examples.append((exampleName, value.value))
+                }
+            }
+            found.append(
+                ContractOperation.MediaType(
+                    name: name.lowercased(),
+                    schema: try media["schema"].map { node throws(OpenAPIContractError) in try schemas.compile(node) },
+                    examples: examples, example: media["example"]?.value, location: documents.location(of: media)))
+        }
+        return found
+    }
+
+    private func responses(_ node: DocumentNode?) throws(OpenAPIContractError) -> [ContractOperation.Response] {
+        var found: [ContractOperation.Response] = []
+        for (code, item) in node?.members ?? [] {
+            let response = try documents.dereference(item)
+            var headers: [ContractOperation.Header] = []
+            for (name, headerItem) in response["headers"]?.members ?? [] {
+                let header = try documents.dereference(headerItem)
+                let schemaNode = header["schema"] ?? header["content"]?.members.first?.value["schema"]
+                headers.append(
+                    ContractOperation.Header(
+                        name: name, isRequired: header["required"]?.bool ?? false,
+                        schema: try schemaNode.map { node throws(OpenAPIContractError) in try schemas.compile(node) },
+                        example: header["example"]?.value))
+            }
+            found.append(
+                ContractOperation.Response(
+                    code: code, contents: try mediaTypes(response["content"]), headers: headers,
+                    location: documents.location(of: response)))
+        }
+        return found
+    }
+
+    private func securitySchemes() throws(OpenAPIContractError) -> [String: ContractOperation.SecurityScheme] {
+        var schemes: [String: ContractOperation.SecurityScheme] = [:]
+        for (name, item) in documents.main["components"]?["securitySchemes"]?.members ?? [] {
+            let scheme = try documents.dereference(item)
+            let kind: ContractOperation.SecurityScheme.Kind
+            switch scheme["type"]?.text {
+            case "apiKey":
+                guard let keyName = scheme["name"]?.text, let place = scheme["in"]?.text,
+                    let parameterPlace = ContractOperation.Parameter.Place(rawValue: place)
+                else {
+                    throw OpenAPIContractError(
+                        "\(documents.location(of: scheme)): apiKey scheme \"\(name)\" needs name and in (header, "
+                            + "query or cookie).")
+                }
+                kind = .apiKey(name: keyName, place: parameterPlace)
+            case "http": kind = .http(scheme: (scheme["scheme"]?.text ?? "bearer").lowercased())
+            case "oauth2", "openIdConnect": kind = .bearerToken
+            case "mutualTLS": kind = .mutualTLS
+            default:
+                throw OpenAPIContractError(
+                    "\(documents.location(of: scheme)): security scheme \"\(name)\" has type "
+                        + "\"\(scheme["type"]?.text ?? "")\"; expected apiKey, http, oauth2, openIdConnect or mutualTLS."
+                )
+            }
+            schemes[name] = ContractOperation.SecurityScheme(name: name, kind: kind)
+        }
+        return schemes
+    }
+
+    private func security(_ node: DocumentNode?, schemes: [String: ContractOperation.SecurityScheme])
+        throws(OpenAPIContractError) -> [ContractOperation.SecurityRequirement]
+    {
+        guard let node else { return [] }
+        var requirements: [ContractOperation.SecurityRequirement] = []
+        for alternative in node.items {
+            var needed: [ContractOperation.SecurityScheme] = []
+            for (name, _) in alternative.members {
+                guard let scheme = schemes[name] else {
+                    throw OpenAPIContractError(
+                        "\(documents.location(of: alternative)): security names \"\(name)\", which "
+                            + "components.securitySchemes does not define.")
+                }
+                needed.append(scheme)
+            }
+            // `{}` among the alternatives: no authentication is one way.
+            if needed.isEmpty { return [] }
+            requirements.append(ContractOperation.SecurityRequirement(schemes: needed))
+        }
+        return requirements
+    }
+}

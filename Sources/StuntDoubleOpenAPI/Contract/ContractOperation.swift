@@ -1,0 +1,117 @@
+import StuntDouble
+
+/// One operation of a contract: a method on a path template, what it takes and what it answers.
+struct ContractOperation: Sendable {
+    struct Parameter: Sendable {
+        enum Place: String, Sendable {
+            case path, query, header, cookie
+        }
+
+        let name: String
+        let place: Place
+        let isRequired: Bool
+        let style: String
+        let explode: Bool
+        let allowReserved: Bool
+        /// The schema, or the schema of its `content` (a parameter sent as JSON text) when `isJSON`.
+        let schema: Int?
+        let isJSON: Bool
+        let location: OpenAPISourceLocation
+        let example: SchemaValue?
+    }
+
+    struct MediaType: Sendable {
+        /// `application/json`, `application/*`, `*/*`...
+        let name: String
+        let schema: Int?
+        /// Named examples, in the order written; the first is the default.
+        let examples: [(name: String, value: SchemaValue)]
+        let example: SchemaValue?
+        let location: OpenAPISourceLocation
+    }
+
+    struct Body: Sendable {
+        let isRequired: Bool
+        let contents: [MediaType]
+        let location: OpenAPISourceLocation
+    }
+
+    struct Header: Sendable {
+        let name: String
+        let isRequired: Bool
+        let schema: Int?
+        let example: SchemaValue?
+    }
+
+    struct Response: Sendable {
+        /// `200`, `4XX`, `default`.
+        let code: String
+        let contents: [MediaType]
+        let headers: [Header]
+        let location: OpenAPISourceLocation
+
+        /// The status code to send: the code, or for a range (`4XX`) its first, for `default` 500 unless
+        /// asked.
+        var statusCode: Int {
+            if let code = Int(code) { return code }
+            if code.count == 3, code.hasSuffix("XX") || code.hasSuffix("xx"), let first = Int(code.prefix(1)) {
+                return first * 100
+            }
+            return 500
+        }
+
+        func covers(_ status: Int) -> Bool {
+            if let code = Int(code) { return code == status }
+            if code.count == 3, let first = Int(code.prefix(1)) { return status / 100 == first }
+            return false
+        }
+    }
+
+    /// One way to authenticate: every scheme in it must be present.
+    struct SecurityRequirement: Sendable {
+        let schemes: [SecurityScheme]
+    }
+
+    struct SecurityScheme: Sendable {
+        enum Kind: Sendable {
+            case apiKey(name: String, place: Parameter.Place)
+            case http(scheme: String)
+            /// OAuth 2 and OpenID Connect: a bearer token.
+            case bearerToken
+            case mutualTLS
+        }
+
+        let name: String
+        let kind: Kind
+    }
+
+    let method: HTTPMethod
+    /// As written: `/pets/{petId}`.
+    let path: String
+    let operationID: String?
+    let parameters: [Parameter]
+    let body: Body?
+    let responses: [Response]
+    /// Alternatives: one must be met; empty when the operation needs none.
+    let security: [SecurityRequirement]
+    let location: OpenAPISourceLocation
+
+    /// `GET /pets/{petId} (getPet)`.
+    var title: String {
+        "\(method.rawValue) \(path)" + (operationID.map { " (\($0))" } ?? "")
+    }
+
+    /// What a request gets unless it asks otherwise (Prism's choice): the lowest 2xx with content, else the
+    /// lowest 2xx, else `default`, else the first written.
+    var preferredResponse: Response? {
+        let successes = responses.filter { (200..<300).contains($0.statusCode) && $0.code != "default" }
+            .sorted { $0.statusCode < $1.statusCode }
+        return successes.first { !$0.contents.isEmpty } ?? successes.first
+            ?? responses.first { $0.code == "default" } ?? responses.first
+    }
+
+    func response(for status: Int) -> Response? {
+        responses.first { Int($0.code) == status } ?? responses.first { $0.covers(status) }
+            ?? responses.first { $0.code == "default" }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import OpenAPIKit
+import OpenAPIKit30
+import StuntDouble
+
+/// An OpenAPI document (3.0 or 3.1, JSON or YAML, with `$ref`s to other local files), compiled for answering
+/// and checking requests: each operation's parameters, bodies, responses and security, every schema, and the
+/// line each rule is written on.
+///
+/// ```swift
+/// let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
+/// let stubber = HTTPStubber()
+/// try stubber.load(contract)
+/// ```
+public struct OpenAPIContract: Sendable {
+    /// The document's `info.title`.
+    public let title: String
+    /// The document's `openapi` version, as written (`3.0.3`, `3.1.0`).
+    public let version: String
+    /// The main file, as given.
+    public let file: String
+    /// Things in the document that work, but not as it may mean (a pattern this platform cannot read).
+    public let warnings: [String]
+    let operations: [ContractOperation]
+    let schemas: SchemaTable
+    let router: PathRouter
+    /// The servers' URLs, variables at their defaults.
+    let serverURLs: [String]
+
+    /// The main file's name, without its folder.
+    public var fileName: String { URL(fileURLWithPath: file).lastPathComponent }
+
+    /// The number of operations (a method on a path).
+    public var operationCount: Int { operations.count }
+
+    /// `GET /pets (listPets)`, one per operation, in the document's order.
+    public var operationTitles: [String] { operations.map(\.title) }
+
+    /// Reads and compiles a document.
+    /// - Parameter url: The document: a `.yaml`, `.yml` or `.json` file.
+    /// - Throws: ``OpenAPIContractError`` naming the file, line and what is wrong.
+    public init(contentsOf url: URL) throws(OpenAPIContractError) {
+        let display = url.isFileURL ? url.path : url.absoluteString
+        guard url.isFileURL else {
+            throw OpenAPIContractError(
+                "\(display): only local files are read (tests must not need the network). Download the document "
+                    + "and give its path.")
+        }
+        try self.init(documents: DocumentSet(mainFile: url, displayName: url.lastPathComponent), file: display)
+    }
+
+    /// Compiles a document given as text (JSON or YAML); `$ref`s to other files are read from `folder`.
+    /// - Parameters:
+    ///   - text: The document.
+    ///   - folder: Where files its `$ref`s name are; the current directory by default.
+    /// - Throws: ``OpenAPIContractError``.
+    public init(text: String, folder: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        throws(OpenAPIContractError)
+    {
+        try self.init(documents: DocumentSet(text: text, name: "openapi", folder: folder), file: "openapi")
+    }
+
+    private init(documents: DocumentSet, file: String) throws(OpenAPIContractError) {
+        let root = documents.main
+        self.file = file
+        guard root.isMapping else {
+            throw OpenAPIContractError("\(file): an OpenAPI document is an object with openapi, info and paths.")
+        }
+        guard let version = root["openapi"]?.text else {
+            if root["swagger"] != nil {
+                throw OpenAPIContractError(
+                    "\(file): this is a Swagger 2.0 document; OpenAPI 3.0 or 3.1 is read. Convert it (for example "
+                        + "with swagger2openapi) and load the result.")
+            }
+            throw OpenAPIContractError("\(file): no \"openapi\" field: is this an OpenAPI document?")
+        }
+        self.version = version
+        let isVersion30 = version.hasPrefix("3.0")
+        guard isVersion30 || version.hasPrefix("3.1") || version.hasPrefix("3.2") else {
+            throw OpenAPIContractError("\(file): openapi \(version) is not read; 3.0, 3.1 and 3.2 are.")
+        }
+        try Self.checkStructure(of: documents, isVersion30: isVersion30)
+        title = root["info"]?["title"]?.text ?? "OpenAPI"
+        let schemaCompiler = SchemaCompiler(documents: documents, isVersion30: isVersion30)
+        let compiler = ContractCompiler(documents: documents, schemas: schemaCompiler)
+        operations = try compiler.operations()
+        schemas = schemaCompiler.table
+        warnings = schemaCompiler.warnings
+        serverURLs =
+            root["servers"]?.items.compactMap { server -> String? in
+                guard var url = server["url"]?.text else { return nil }
+                for (name, variable) in server["variables"]?.members ?? [] {
+                    url = url.replacingOccurrences(of: "{\(name)}", with: variable["default"]?.text ?? "")
+                }
+                return url
+            } ?? []
+        router = PathRouter(operations: operations, basePaths: Self.basePaths(of: serverURLs))
+    }
+
+    /// The paths of the servers' URLs (`https://api.example.com/v1` -> `/v1`).
+    private static func basePaths(of urls: [String]) -> [String] {
+        urls.map { url -> String in
+            let path: Substring
+            if let scheme = url.range(of: "://") {
+                let afterHost = url[scheme.upperBound...]
+                path = afterHost.firstIndex(of: "/").map { afterHost[$0...] } ?? ""
+            } else {
+                path = url[...]
+            }
+            let trimmed = path.hasSuffix("/") ? path.dropLast() : path
+            return String(trimmed)
+        }
+    }
+
+    /// Decodes the main file with OpenAPIKit: a document that does not follow the specification is refused
+    /// with OpenAPIKit's explanation and the line the problem is on.
+    private static func checkStructure(of documents: DocumentSet, isVersion30: Bool) throws(OpenAPIContractError) {
+        let data = Data(documents.main.jsonText.utf8)
+        do {
+            if isVersion30 {
+                _ = try JSONDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: data)
+            } else {
+                _ = try JSONDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: data)
+            }
+        } catch {
+            let readable = OpenAPIKit.OpenAPI.Error(from: error)
+            var node = documents.main
+            for key in readable.codingPath {
+                if let index = key.intValue, node.items.indices.contains(index) {
+                    node = node.items[index]
+                } else if let next = node[key.stringValue] {
+                    node = next
+                } else {
+                    break
+                }
+            }
+            throw OpenAPIContractError(
+                "\(documents.location(of: node)): not a valid OpenAPI \(isVersion30 ? "3.0" : "3.1") document: "
+                    + readable.localizedDescription)
+        }
+    }
+}

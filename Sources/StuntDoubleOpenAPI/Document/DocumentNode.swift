@@ -1,0 +1,181 @@
+import Foundation
+import StuntDouble
+
+/// A place in a document: its file (as shown to people) and a 1-based line and column.
+public struct OpenAPISourceLocation: Hashable, Sendable, CustomStringConvertible {
+    /// The file, as given or relative to the main document's folder.
+    public let file: String
+    /// The line, from 1.
+    public let line: Int
+    /// The column, from 1.
+    public let column: Int
+
+    /// `file:line:column`.
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// One node of a parsed document (YAML or JSON), with where it was written: what the contract is compiled
+/// from, so that every rule it checks can name its line.
+struct DocumentNode: Sendable {
+    enum Kind: Sendable {
+        /// A scalar as written, and what YAML resolves it to.
+        case scalar(String, ScalarType)
+        case mapping([(key: String, value: DocumentNode)])
+        case sequence([DocumentNode])
+    }
+
+    enum ScalarType: Sendable {
+        case string
+        case integer
+        case number
+        case bool
+        case null
+    }
+
+    let kind: Kind
+    /// The file's number in the document set.
+    let file: Int
+    let line: Int
+    let column: Int
+
+    subscript(key: String) -> DocumentNode? {
+        guard case .mapping(let members) = kind else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    var members: [(key: String, value: DocumentNode)] {
+        if case .mapping(let members) = kind { members } else { [] }
+    }
+
+    var items: [DocumentNode] {
+        if case .sequence(let items) = kind { items } else { [] }
+    }
+
+    var isMapping: Bool {
+        if case .mapping = kind { true } else { false }
+    }
+
+    /// The text of a scalar (any type), or `nil`.
+    var text: String? {
+        if case .scalar(let text, _) = kind { text } else { nil }
+    }
+
+    /// The text of a string scalar, or `nil`.
+    var string: String? {
+        if case .scalar(let text, let type) = kind, type == .string { text } else { nil }
+    }
+
+    var bool: Bool? {
+        guard case .scalar(let text, .bool) = kind else { return nil }
+        return text.lowercased() == "true"
+    }
+
+    var number: Double? {
+        guard case .scalar(let text, let type) = kind, type == .integer || type == .number else { return nil }
+        return Double(text.replacingOccurrences(of: "_", with: ""))
+    }
+
+    var integer: Int? {
+        guard let number, number.rounded() == number, abs(number) < 9e18 else { return nil }
+        return Int(number)
+    }
+
+    /// The node as JSON text, members in the order written.
+    var jsonText: String {
+        var output = ""
+        writeJSON(to: &output)
+        return output
+    }
+
+    func writeJSON(to output: inout String) {
+        switch kind {
+        case .scalar(let text, let type):
+            switch type {
+            case .string: JSONText.appendString(text, to: &output)
+            case .integer, .number: output += JSONText.number(text)
+            case .bool: output += text.lowercased() == "true" ? "true" : "false"
+            case .null: output += "null"
+            }
+        case .mapping(let members):
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                JSONText.appendString(member.key, to: &output)
+                output += ":"
+                member.value.writeJSON(to: &output)
+            }
+            output += "}"
+        case .sequence(let items):
+            output += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += "," }
+                item.writeJSON(to: &output)
+            }
+            output += "]"
+        }
+    }
+
+    /// The node as a value to validate (examples, defaults).
+    var value: SchemaValue {
+        switch kind {
+        case .scalar(let text, let type):
+            switch type {
+            case .string: .string(text)
+            case .integer, .number: .number(number ?? .nan, text: JSONText.number(text))
+            case .bool: .bool(text.lowercased() == "true")
+            case .null: .null
+            }
+        case .mapping(let members): .object(members.map { ($0.key, $0.value.value) })
+        case .sequence(let items): .array(items.map(\.value))
+        }
+    }
+}
+
+/// Writing JSON text.
+enum JSONText {
+    static func appendString(_ string: String, to output: inout String) {
+        output += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        output += "\""
+    }
+
+    /// A YAML number written as JSON (`+1` -> `1`, `0x1F` -> `31`, `.5` -> `0.5`).
+    static func number(_ text: String) -> String {
+        let cleaned = text.replacingOccurrences(of: "_", with: "")
+        if cleaned.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }), !cleaned.isEmpty {
+            return cleaned
+        }
+        if let value = Double(cleaned) ?? Self.radixInteger(cleaned).map(Double.init), value.isFinite {
+            return format(value)
+        }
+        return "null"
+    }
+
+    static func format(_ value: Double) -> String {
+        if value.rounded() == value, abs(value) < 1e15 {
+            return String(Int64(value))
+        }
+        return "\(value)"
+    }
+
+    private static func radixInteger(_ text: String) -> Int? {
+        if text.hasPrefix("0x") { return Int(text.dropFirst(2), radix: 16) }
+        if text.hasPrefix("0o") { return Int(text.dropFirst(2), radix: 8) }
+        return nil
+    }
+}

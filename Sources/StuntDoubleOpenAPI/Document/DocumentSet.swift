@@ -1,0 +1,212 @@
+import Foundation
+import StuntDouble
+import Yams
+
+/// The files of one OpenAPI document: the main file and every local file its `$ref`s name, read once each,
+/// with the resolution of references between them.
+final class DocumentSet {
+    struct File {
+        let url: URL
+        /// As shown in messages: relative to the main file's folder.
+        let displayName: String
+        let root: DocumentNode
+    }
+
+    private(set) var files: [File] = []
+    private var indexByPath: [String: Int] = [:]
+    private let baseFolder: URL
+
+    init(mainFile url: URL, displayName: String) throws(OpenAPIContractError) {
+        baseFolder = url.deletingLastPathComponent().standardizedFileURL
+        _ = try load(url.standardizedFileURL, displayName: displayName)
+    }
+
+    /// Makes a set from text, for documents that are not files (tests, generated documents).
+    init(text: String, name: String, folder: URL) throws(OpenAPIContractError) {
+        baseFolder = folder.standardizedFileURL
+        let root = try Self.parse(Array(text.utf8), file: 0, name: name)
+        files.append(File(url: folder.appendingPathComponent(name), displayName: name, root: root))
+        indexByPath[folder.appendingPathComponent(name).standardizedFileURL.path] = 0
+    }
+
+    var main: DocumentNode { files[0].root }
+
+    func location(of node: DocumentNode) -> OpenAPISourceLocation {
+        OpenAPISourceLocation(file: files[node.file].displayName, line: node.line, column: node.column)
+    }
+
+    private func load(_ url: URL, displayName: String) throws(OpenAPIContractError) -> Int {
+        if let index = indexByPath[url.path] { return index }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw OpenAPIContractError(
+                "cannot read \(displayName): \(error.localizedDescription). Give the path of an OpenAPI document "
+                    + "(JSON or YAML) or of a file one of its $refs names.")
+        }
+        let index = files.count
+        let root = try Self.parse(Array(data), file: index, name: displayName)
+        files.append(File(url: url, displayName: displayName, root: root))
+        indexByPath[url.path] = index
+        return index
+    }
+
+    /// Resolves a `$ref` written in a file: `#/components/schemas/Pet`, `pet.yaml`, `common.yaml#/Pet`.
+    /// - Returns: The node referred to and its own file's number (a node's `file` already says so).
+    func resolve(_ reference: String, from file: Int, at location: DocumentNode) throws(OpenAPIContractError)
+        -> DocumentNode
+    {
+        let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = parts.first.map(String.init) ?? ""
+        let fragment = parts.count > 1 ? String(parts[1]) : ""
+        var target = file
+        if !path.isEmpty {
+            if path.contains("://") {
+                throw OpenAPIContractError(
+                    "\(self.location(of: location)): $ref \"\(reference)\" names a remote document: only local "
+                        + "files are read (tests must not need the network). Download it next to the document and "
+                        + "refer to it by a relative path.")
+            }
+            let decoded = path.removingPercentEncoding ?? path
+            let fileURL = files[file].url.deletingLastPathComponent().appendingPathComponent(decoded)
+                .standardizedFileURL
+            let display =
+                fileURL.path.hasPrefix(baseFolder.path + "/")
+                ? String(fileURL.path.dropFirst(baseFolder.path.count + 1)) : fileURL.path
+            target = try load(fileURL, displayName: display)
+        }
+        var node = files[target].root
+        guard !fragment.isEmpty, fragment != "/" else { return node }
+        guard fragment.hasPrefix("/") else {
+            throw OpenAPIContractError(
+                "\(self.location(of: location)): $ref \"\(reference)\": the part after # must be a JSON pointer "
+                    + "(#/components/schemas/Name); anchors are not supported.")
+        }
+        for token in fragment.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let key = (String(token).removingPercentEncoding ?? String(token))
+                .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let next: DocumentNode?
+            if case .sequence(let items) = node.kind, let index = Int(key), items.indices.contains(index) {
+                next = items[index]
+            } else {
+                next = node[key]
+            }
+            guard let next else {
+                throw OpenAPIContractError(
+                    "\(self.location(of: location)): $ref \"\(reference)\" points at nothing: \(files[target].displayName) "
+                        + "has no \"\(key)\" there. Check the name's spelling and the path of the pointer.")
+            }
+            node = next
+        }
+        return node
+    }
+
+    /// Follows `$ref`s (a chain of them) to the node they end at.
+    func dereference(_ node: DocumentNode) throws(OpenAPIContractError) -> DocumentNode {
+        var current = node
+        var seen = 0
+        while let reference = current["$ref"]?.string {
+            seen += 1
+            guard seen < 64 else {
+                throw OpenAPIContractError("\(location(of: node)): $ref \"\(reference)\" refers to itself in a loop.")
+            }
+            current = try resolve(reference, from: current.file, at: current)
+        }
+        return current
+    }
+
+    // MARK: - Parsing
+
+    static func parse(_ bytes: [UInt8], file: Int, name: String) throws(OpenAPIContractError) -> DocumentNode {
+        let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF }
+        if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
+            let lines = LineTable(bytes)
+            do {
+                let node = try JSONNode.parse(bytes)
+                return convert(node, file: file, lines: lines)
+            } catch {
+                let position = lines.position(of: error.offset)
+                throw OpenAPIContractError("\(name):\(position): not valid JSON: \(error.reason).")
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw OpenAPIContractError("\(name): not UTF-8 text. OpenAPI documents are JSON or YAML in UTF-8.")
+        }
+        do {
+            guard let root = try Yams.compose(yaml: text, resolver) else {
+                throw OpenAPIContractError("\(name): the file is empty.")
+            }
+            return try convert(root, file: file, name: name)
+        } catch let error as OpenAPIContractError {
+            throw error
+        } catch {
+            throw OpenAPIContractError("\(name): not valid YAML: \(error)")
+        }
+    }
+
+    /// YAML 1.2's core types: `yes`, `no`, `on` and `off` stay strings (YAML 1.1 made them booleans, which
+    /// turns a country code `NO` in an enum into `false`); timestamps stay strings.
+    private static let resolver: Resolver = {
+        let core = Resolver.default.removing(.timestamp).removing(.merge).removing(.value)
+        return (try? core.replacing(.bool, with: "^(?:true|True|TRUE|false|False|FALSE)$")) ?? core
+    }()
+
+    private static func convert(_ node: JSONNode, file: Int, lines: LineTable) -> DocumentNode {
+        let position = lines.position(of: node.offset)
+        let kind: DocumentNode.Kind
+        switch node.kind {
+        case .null: kind = .scalar("null", .null)
+        case .bool(let value): kind = .scalar(value ? "true" : "false", .bool)
+        case .number(let number):
+            kind = .scalar(number.text, number.text.contains(where: { ".eE".contains($0) }) ? .number : .integer)
+        case .string(let string): kind = .scalar(string, .string)
+        case .array(let items): kind = .sequence(items.map { convert($0, file: file, lines: lines) })
+        case .object(let members):
+            kind = .mapping(members.map { ($0.key, convert($0.value, file: file, lines: lines)) })
+        }
+        return DocumentNode(kind: kind, file: file, line: position.line, column: position.column)
+    }
+
+    private static func convert(_ node: Yams.Node, file: Int, name: String) throws(OpenAPIContractError)
+        -> DocumentNode
+    {
+        let line = node.mark?.line ?? 0
+        let column = node.mark?.column ?? 0
+        let kind: DocumentNode.Kind
+        switch node {
+        case .scalar(let scalar):
+            let type: DocumentNode.ScalarType
+            if scalar.style != .plain {
+                type = .string
+            } else {
+                switch node.tag.rawValue {
+                case Tag.Name.bool.rawValue: type = .bool
+                case Tag.Name.int.rawValue: type = .integer
+                case Tag.Name.float.rawValue: type = .number
+                case Tag.Name.null.rawValue: type = .null
+                default: type = .string
+                }
+            }
+            kind = .scalar(scalar.string, type)
+        case .mapping(let mapping):
+            var members: [(key: String, value: DocumentNode)] = []
+            members.reserveCapacity(mapping.count)
+            for (key, value) in mapping {
+                members.append((key.string ?? "", try convert(value, file: file, name: name)))
+            }
+            kind = .mapping(members)
+        case .sequence(let sequence):
+            var items: [DocumentNode] = []
+            for item in sequence {
+                items.append(try convert(item, file: file, name: name))
+            }
+            kind = .sequence(items)
+        case .alias:
+            throw OpenAPIContractError(
+                "\(name):\(line):\(column): YAML aliases (*name) are not supported: write the value out, or use a "
+                    + "$ref.")
+        }
+        return DocumentNode(kind: kind, file: file, line: line, column: column)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import StuntDouble
+
+/// Makes a value that a schema admits, from the schema's own `example`, `default`, `enum` and `const` first,
+/// then from its type and constraints: deterministic for a seed.
+struct SchemaGenerator {
+    let table: SchemaTable
+    let direction: ValueDirection
+    /// Draw enum members and `oneOf` branches at random (Prism's dynamic mode) rather than the first.
+    let isDynamic: Bool
+    var random: SeededGenerator
+
+    init(table: SchemaTable, direction: ValueDirection, seed: UInt64, isDynamic: Bool) {
+        self.table = table
+        self.direction = direction
+        self.isDynamic = isDynamic
+        random = SeededGenerator(seed: seed)
+    }
+
+    mutating func value(for index: Int) -> SchemaValue {
+        generate(index, depth: 0)
+    }
+
+    private mutating func generate(_ index: Int, depth: Int) -> SchemaValue {
+        let schema = table[index]
+        if !isDynamic, let example = schema.example { return example }
+        if let constant = schema.constant { return constant }
+        if !isDynamic, let value = schema.defaultValue { return value }
+        if let values = schema.enumValues, !values.isEmpty {
+            let choices = values.filter { $0 != .null }
+            let pool = choices.isEmpty ? values : choices
+            return isDynamic ? pool[Int(random.next() % UInt64(pool.count))] : pool[0]
+        }
+        if let reference = schema.reference, schema.types == nil, schema.allOf.isEmpty, schema.properties.isEmpty {
+            return generate(reference, depth: depth + 1)
+        }
+        if !schema.allOf.isEmpty || (schema.reference != nil) {
+            return merged(schema, depth: depth)
+        }
+        if !schema.oneOf.isEmpty || !schema.anyOf.isEmpty {
+            let branches = schema.oneOf.isEmpty ? schema.anyOf : schema.oneOf
+            let branch = isDynamic ? branches[Int(random.next() % UInt64(branches.count))] : branches[0]
+            var value = generate(branch, depth: depth + 1)
+            if let (property, mapping) = schema.discriminator, case .object(var members) = value {
+                let name =
+                    mapping.first { $0.value == branch || $0.value == table[branch].reference }?.key
+                    ?? table[branch].name
+                    ?? table[branch].reference.flatMap { table[$0].name }
+                if let name {
+                    members.removeAll { $0.0 == property }
+                    members.insert((property, .string(name)), at: 0)
+                    value = .object(members)
+                }
+            }
+            return value
+        }
+        return typed(schema, depth: depth)
+    }
+
+    /// `allOf` (and a `$ref` with siblings): the parts' objects merged, or the first part's value.
+    private mutating func merged(_ schema: Schema, depth: Int) -> SchemaValue {
+        var members: [(String, SchemaValue)] = []
+        var other: SchemaValue?
+        let parts = [schema.reference].compactMap { $0 } + schema.allOf
+        for part in parts {
+            switch generate(part, depth: depth + 1) {
+            case .object(let partMembers):
+                for member in partMembers where !members.contains(where: { $0.0 == member.0 }) {
+                    members.append(member)
+                }
+            case let value:
+                other = other ?? value
+            }
+        }
+        var own = schema
+        own.reference = nil
+        own.allOf = []
+        if !own.properties.isEmpty || own.types == [.object] {
+            if case .object(let ownMembers) = typed(own, depth: depth) {
+                for member in ownMembers where !members.contains(where: { $0.0 == member.0 }) {
+                    members.append(member)
+                }
+            }
+        }
+        if members.isEmpty, let other { return other }
+        return .object(members)
+    }
+
+    private mutating func typed(_ schema: Schema, depth: Int) -> SchemaValue {
+        let types = schema.types ?? (schema.properties.isEmpty ? [.string] : [.object])
+        if types.contains(.object) && (!schema.properties.isEmpty || types == [.object] || types == [.object, .null]) {
+            return object(schema, depth: depth)
+        }
+        if types.contains(.array) { return array(schema, depth: depth) }
+        if types.contains(.string) { return .string(string(schema)) }
+        if types.contains(.integer) && !types.contains(.number) || schema.types == [.integer] {
+            return .number(integer(schema))
+        }
+        if types.contains(.number) { return .number(number(schema)) }
+        if types.contains(.boolean) { return .bool(isDynamic ? random.next() % 2 == 0 : true) }
+        if types.contains(.object) { return object(schema, depth: depth) }
+        return .null
+    }
+
+    private mutating func object(_ schema: Schema, depth: Int) -> SchemaValue {
+        var members: [(String, SchemaValue)] = []
+        for (name, property) in schema.properties {
+            let propertySchema = table[property]
+            let referred = propertySchema.reference.map { table[$0] }
+            let readOnly = propertySchema.readOnly || referred?.readOnly == true
+            let writeOnly = propertySchema.writeOnly || referred?.writeOnly == true
+            if direction == .response && writeOnly || direction == .request && readOnly { continue }
+            // Deep down (a recursive schema), only what is required: the value ends.
+            if depth > 6, !schema.required.contains(name) { continue }
+            if depth > 24 { continue }
+            members.append((name, generate(property, depth: depth + 1)))
+        }
+        let minimum = schema.minProperties ?? 0
+        if members.count < minimum, case .schema(let additional) = schema.additional {
+            for number in members.count..<minimum {
+                members.append(("property\(number + 1)", generate(additional, depth: depth + 1)))
+            }
+        }
+        return .object(members)
+    }
+
+    private mutating func array(_ schema: Schema, depth: Int) -> SchemaValue {
+        var count = max(schema.minItems ?? 1, schema.prefixItems.count)
+        if let maximum = schema.maxItems { count = min(count, maximum) }
+        if depth > 6 { count = schema.minItems ?? 0 }
+        var items: [SchemaValue] = []
+        for position in 0..<count {
+            if position < schema.prefixItems.count {
+                items.append(generate(schema.prefixItems[position], depth: depth + 1))
+            } else if let itemSchema = schema.items {
+                var item = generate(itemSchema, depth: depth + 1)
+                if schema.uniqueItems, items.contains(item) {
+                    var generator = SchemaGenerator(
+                        table: table, direction: direction, seed: random.next(), isDynamic: true)
+                    for _ in 0..<8 where items.contains(item) {
+                        item = generator.generate(itemSchema, depth: depth + 1)
+                    }
+                    if items.contains(item) { break }
+                }
+                items.append(item)
+            } else {
+                items.append(.string("item\(position + 1)"))
+            }
+        }
+        return .array(items)
+    }
+
+    private mutating func string(_ schema: Schema) -> String {
+        let draw = random.next()
+        if let format = schema.format, let sample = StringFormats.sample(format, random: isDynamic ? draw : 42) {
+            return sample
+        }
+        if let pattern = schema.pattern {
+            var sampler = PatternSampler(pattern: pattern.source, random: SeededGenerator(seed: draw))
+            for _ in 0..<4 {
+                if let text = sampler.sample(), pattern.matches(text), fits(text, schema) { return text }
+            }
+        }
+        let minimum = schema.minLength ?? 0
+        let maximum = schema.maxLength ?? max(minimum, 24)
+        var text = isDynamic ? Self.words[Int(draw % UInt64(Self.words.count))] : "string"
+        while text.count < minimum { text += "x" }
+        if text.count > maximum { text = String(text.prefix(maximum)) }
+        return text
+    }
+
+    private func fits(_ text: String, _ schema: Schema) -> Bool {
+        let length = text.unicodeScalars.count
+        return length >= (schema.minLength ?? 0) && length <= (schema.maxLength ?? .max)
+    }
+
+    private static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
+
+    private mutating func bounds(_ schema: Schema, step: Double) -> (Double, Double) {
+        var low = schema.minimum ?? -.infinity
+        var high = schema.maximum ?? .infinity
+        if let exclusive = schema.exclusiveMinimum { low = max(low, exclusive + step) }
+        if let exclusive = schema.exclusiveMaximum { high = min(high, exclusive - step) }
+        if low == -.infinity && high == .infinity { return (0, 100) }
+        if low == -.infinity { low = min(high, 0) - (high <= 0 ? 100 : 0) }
+        if high == .infinity { high = low + 100 }
+        return (low, max(low, high))
+    }
+
+    private mutating func integer(_ schema: Schema) -> Double {
+        let (low, high) = bounds(schema, step: 1)
+        let first = low.rounded(.up)
+        let last = high.rounded(.down)
+        guard first <= last else { return first }
+        var value = isDynamic ? first + Double(random.next() % UInt64(min(last - first + 1, 1e12))) : first
+        if let divisor = schema.multipleOf, divisor >= 1 {
+            value = (value / divisor).rounded(.up) * divisor
+            if value > last { value = (first / divisor).rounded(.up) * divisor }
+        }
+        return value
+    }
+
+    private mutating func number(_ schema: Schema) -> Double {
+        let (low, high) = bounds(schema, step: 0.001)
+        var value = isDynamic ? low + (high - low) * Double(random.next() % 10_000) / 10_000 : low
+        if let divisor = schema.multipleOf {
+            value = (value / divisor).rounded(.up) * divisor
+            // 0.01 * 2090 is 20.900000000000002: round to the divisor's decimals.
+            let scale = pow(10, max(0, -log10(divisor).rounded(.down)))
+            if scale <= 1e9 { value = (value * scale).rounded() / scale }
+        } else if isDynamic {
+            value = (value * 100).rounded() / 100
+        }
+        return value
+    }
+}

@@ -1,0 +1,295 @@
+import Foundation
+
+/// One rule of the contract that a request or a response breaks.
+public struct OpenAPIViolation: Hashable, Sendable, CustomStringConvertible {
+    /// The rule, as the document's keyword names it: `required`, `type`, `maximum`, `path`, `method`,
+    /// `security`, `contentType`...
+    public let rule: String
+    /// Where in the request or response: `body.items[2].price`, `query.limit`, `header.X-Request-ID`, `path`.
+    public let location: String
+    /// What was wrong, as a person reads it.
+    public let message: String
+    /// Where the rule is written in the document, when it is.
+    public let documentLocation: OpenAPISourceLocation?
+
+    /// `location: message (rule, file:line:column)`.
+    public var description: String {
+        "\(location): \(message) (\(rule)\(documentLocation.map { ", \($0)" } ?? ""))"
+    }
+}
+
+/// Whether a value is read from a request or a response: `readOnly` properties may not be sent, `writeOnly`
+/// ones may not come back.
+enum ValueDirection: Sendable {
+    case request
+    case response
+}
+
+/// Checks values against compiled schemas.
+struct SchemaValidator {
+    let table: SchemaTable
+    let direction: ValueDirection
+    /// At most this many violations are reported for one value.
+    var limit = 20
+
+    func validate(_ value: SchemaValue, against index: Int, at location: String) -> [OpenAPIViolation] {
+        var found: [OpenAPIViolation] = []
+        check(value, index, location, &found, depth: 0)
+        return found
+    }
+
+    /// Whether a value passes a schema, without collecting why not.
+    func admits(_ value: SchemaValue, _ index: Int, depth: Int) -> Bool {
+        var limited = self
+        limited.limit = 1
+        var found: [OpenAPIViolation] = []
+        limited.check(value, index, "", &found, depth: depth)
+        return found.isEmpty
+    }
+
+    private func report(
+        _ found: inout [OpenAPIViolation], _ rule: String, _ location: String, _ message: String,
+        _ schema: Schema
+    ) {
+        guard found.count < limit else { return }
+        found.append(
+            OpenAPIViolation(rule: rule, location: location, message: message, documentLocation: schema.location))
+    }
+
+    private func check(
+        _ value: SchemaValue, _ index: Int, _ location: String, _ found: inout [OpenAPIViolation], depth: Int
+    ) {
+        guard found.count < limit, depth < 128 else { return }
+        let schema = table[index]
+        if let reference = schema.reference {
+            check(value, reference, location, &found, depth: depth + 1)
+        }
+        if let types = schema.types, !types.admits(value) {
+            report(
+                &found, "type", location,
+                "expected \(types.names.joined(separator: " or ")), found \(value.typeName) \(value.excerpt)", schema)
+            return
+        }
+        if let values = schema.enumValues, !values.contains(value) {
+            let allowed = values.prefix(8).map(\.jsonText).joined(separator: ", ")
+            report(
+                &found, "enum", location,
+                "\(value.excerpt) is not one of \(allowed)\(values.count > 8 ? ", ..." : "")", schema)
+        }
+        if let constant = schema.constant, constant != value {
+            report(&found, "const", location, "expected \(constant.excerpt), found \(value.excerpt)", schema)
+        }
+        switch value {
+        case .number(let number, _): checkNumber(number, schema, location, &found)
+        case .string(let string): checkString(string, schema, location, &found)
+        case .array(let items): checkArray(items, schema, location, &found, depth: depth)
+        case .object(let members): checkObject(members, schema, location, &found, depth: depth)
+        case .null, .bool: break
+        }
+        for part in schema.allOf {
+            check(value, part, location, &found, depth: depth + 1)
+        }
+        if !schema.anyOf.isEmpty, !schema.anyOf.contains(where: { admits(value, $0, depth: depth + 1) }) {
+            report(
+                &found, "anyOf", location, "\(value.excerpt) matches none of the \(schema.anyOf.count) schemas", schema)
+        }
+        if !schema.oneOf.isEmpty {
+            checkOneOf(value, schema, location, &found, depth: depth)
+        }
+        if let not = schema.not, admits(value, not, depth: depth + 1) {
+            report(&found, "not", location, "\(value.excerpt) matches a schema it must not", schema)
+        }
+    }
+
+    private func checkNumber(_ number: Double, _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation])
+    {
+        if let minimum = schema.minimum, number < minimum {
+            report(
+                &found, "minimum", location, "\(JSONText.format(number)) is less than \(JSONText.format(minimum))",
+                schema)
+        }
+        if let maximum = schema.maximum, number > maximum {
+            report(
+                &found, "maximum", location, "\(JSONText.format(number)) is more than \(JSONText.format(maximum))",
+                schema)
+        }
+        if let minimum = schema.exclusiveMinimum, number <= minimum {
+            report(
+                &found, "exclusiveMinimum", location,
+                "\(JSONText.format(number)) is not more than \(JSONText.format(minimum))", schema)
+        }
+        if let maximum = schema.exclusiveMaximum, number >= maximum {
+            report(
+                &found, "exclusiveMaximum", location,
+                "\(JSONText.format(number)) is not less than \(JSONText.format(maximum))", schema)
+        }
+        if let divisor = schema.multipleOf {
+            let quotient = number / divisor
+            if abs(quotient - quotient.rounded()) > 1e-9 * max(1, abs(quotient)) {
+                report(
+                    &found, "multipleOf", location,
+                    "\(JSONText.format(number)) is not a multiple of \(JSONText.format(divisor))", schema)
+            }
+        }
+        if let format = schema.format, schema.types?.contains(.number) != true {
+            let range: ClosedRange<Double>? =
+                switch format {
+                case "int32": -2_147_483_648...2_147_483_647
+                case "int64": -0x1p63...0x1p63
+                default: nil
+                }
+            if let range, !range.contains(number) {
+                report(&found, "format", location, "\(JSONText.format(number)) does not fit \(format)", schema)
+            }
+        }
+    }
+
+    private func checkString(_ string: String, _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation])
+    {
+        if schema.minLength != nil || schema.maxLength != nil {
+            let length = string.unicodeScalars.count
+            if let minimum = schema.minLength, length < minimum {
+                report(&found, "minLength", location, "\(length) characters, fewer than \(minimum)", schema)
+            }
+            if let maximum = schema.maxLength, length > maximum {
+                report(&found, "maxLength", location, "\(length) characters, more than \(maximum)", schema)
+            }
+        }
+        if let pattern = schema.pattern, !pattern.matches(string) {
+            report(
+                &found, "pattern", location,
+                "\(SchemaValue.string(string).excerpt) does not match \(pattern.source)", schema)
+        }
+        if let format = schema.format, !StringFormats.conforms(string, to: format) {
+            report(&found, "format", location, "\(SchemaValue.string(string).excerpt) is not a valid \(format)", schema)
+        }
+    }
+
+    private func checkArray(
+        _ items: [SchemaValue], _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation], depth: Int
+    ) {
+        if let minimum = schema.minItems, items.count < minimum {
+            report(&found, "minItems", location, "\(items.count) items, fewer than \(minimum)", schema)
+        }
+        if let maximum = schema.maxItems, items.count > maximum {
+            report(&found, "maxItems", location, "\(items.count) items, more than \(maximum)", schema)
+        }
+        if schema.uniqueItems {
+            for (index, item) in items.enumerated() where items[..<index].contains(item) {
+                report(&found, "uniqueItems", "\(location)[\(index)]", "\(item.excerpt) appears twice", schema)
+                break
+            }
+        }
+        for (index, item) in items.enumerated() {
+            guard found.count < limit else { return }
+            if index < schema.prefixItems.count {
+                check(item, schema.prefixItems[index], "\(location)[\(index)]", &found, depth: depth + 1)
+            } else if let itemSchema = schema.items {
+                check(item, itemSchema, "\(location)[\(index)]", &found, depth: depth + 1)
+            }
+        }
+    }
+
+    private func checkObject(
+        _ members: [(String, SchemaValue)], _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation],
+        depth: Int
+    ) {
+        for name in schema.required where !members.contains(where: { $0.0 == name }) {
+            // A readOnly property is not sent in requests, a writeOnly one not in responses (OpenAPI 3.0).
+            if let property = schema.property(name), skips(property) { continue }
+            report(&found, "required", Self.member(location, name), "missing", schema)
+        }
+        if let minimum = schema.minProperties, members.count < minimum {
+            report(&found, "minProperties", location, "\(members.count) properties, fewer than \(minimum)", schema)
+        }
+        if let maximum = schema.maxProperties, members.count > maximum {
+            report(&found, "maxProperties", location, "\(members.count) properties, more than \(maximum)", schema)
+        }
+        for (name, value) in members {
+            guard found.count < limit else { return }
+            let memberLocation = Self.member(location, name)
+            if let property = schema.property(name) {
+                let propertySchema = table[property]
+                if direction == .request, isReadOnly(property) {
+                    report(
+                        &found, "readOnly", memberLocation, "is read-only: a request may not send it", propertySchema)
+                } else if direction == .response, isWriteOnly(property) {
+                    report(
+                        &found, "writeOnly", memberLocation, "is write-only: a response may not hold it", propertySchema
+                    )
+                }
+                check(value, property, memberLocation, &found, depth: depth + 1)
+            } else {
+                switch schema.additional {
+                case .allowed: break
+                case .forbidden:
+                    report(
+                        &found, "additionalProperties", memberLocation, "is not a property the schema allows", schema)
+                case .schema(let additional): check(value, additional, memberLocation, &found, depth: depth + 1)
+                }
+            }
+        }
+    }
+
+    private func checkOneOf(
+        _ value: SchemaValue, _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation], depth: Int
+    ) {
+        // A discriminator names the branch: report that branch's own violations, which say more.
+        if let (property, mapping) = schema.discriminator, case .string(let name)? = value[property] {
+            let branch =
+                mapping[name]
+                ?? schema.oneOf.first {
+                    table[$0].name == name || table[$0].reference.map { table[$0].name == name } == true
+                }
+            if let branch {
+                check(value, branch, location, &found, depth: depth + 1)
+                return
+            }
+            report(
+                &found, "discriminator", Self.member(location, property),
+                "\"\(name)\" names none of the schemas (\(mapping.keys.sorted().joined(separator: ", ")))", schema)
+            return
+        }
+        let matching = schema.oneOf.filter { admits(value, $0, depth: depth + 1) }.count
+        if matching == 0 {
+            // One branch only: its violations say more than "matches none".
+            if schema.oneOf.count == 1 {
+                check(value, schema.oneOf[0], location, &found, depth: depth + 1)
+            } else {
+                report(
+                    &found, "oneOf", location, "\(value.excerpt) matches none of the \(schema.oneOf.count) schemas",
+                    schema)
+            }
+        } else if matching > 1 {
+            report(
+                &found, "oneOf", location, "\(value.excerpt) matches \(matching) of the schemas; exactly one must",
+                schema)
+        }
+    }
+
+    private func skips(_ property: Int) -> Bool {
+        direction == .request ? isReadOnly(property) : isWriteOnly(property)
+    }
+
+    private func isReadOnly(_ index: Int) -> Bool {
+        table[index].readOnly || table[index].reference.map { table[$0].readOnly } == true
+    }
+
+    private func isWriteOnly(_ index: Int) -> Bool {
+        table[index].writeOnly || table[index].reference.map { table[$0].writeOnly } == true
+    }
+
+    /// `body.name`, or `body["a b"]` for a name that is not an identifier.
+    static func member(_ location: String, _ name: String) -> String {
+        let plain =
+            !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "$")
+            }
+        if plain { return location.isEmpty ? name : "\(location).\(name)" }
+        var quoted = ""
+        JSONText.appendString(name, to: &quoted)
+        return "\(location)[\(quoted)]"
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import StuntDouble
+
+extension HTTPDeliveryPath {
+    /// Requests made by a generated client through ``HTTPStubTransport``.
+    public static let clientTransport = HTTPDeliveryPath(rawValue: "ClientTransport")
+}
+
+/// A `ClientTransport` for clients that swift-openapi-generator makes, answered by a stubber in process: no
+/// URLSession, no socket. Each request is decided, journaled and verified as through every other delivery
+/// path, and the plan's timing is kept (the delay before the head, the body's chunks at their deadlines).
+///
+/// ```swift
+/// let stubber = HTTPStubber()
+/// try stubber.load(openAPIAt: URL(fileURLWithPath: "openapi.yaml"))
+/// let client = Client(serverURL: URL(string: "https://api.example.com")!, transport: HTTPStubTransport(stubber: stubber))
+/// let pets = try await client.listPets().ok.body.json
+/// ```
+///
+/// A request no stub answers throws ``HTTPStubberError`` with the report of the closest stubs; one that would
+/// go to the network (opt-in mode, an ignore rule, a proxy or a recording) goes to `upstream` when one is
+/// given, and otherwise throws.
+public struct HTTPStubTransport: ClientTransport {
+    /// The stubber that answers.
+    public let stubber: HTTPStubber
+    /// Where requests the stubber lets through go, if anywhere (such as a `URLSessionTransport`).
+    public let upstream: (any ClientTransport)?
+    /// The largest request body read, in bytes.
+    public let maximumBodySize: Int
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - stubber: The stubber that answers.
+    ///   - upstream: Where requests the stubber lets through go; `nil` to fail them.
+    ///   - maximumBodySize: The largest request body read; 64 MiB by default.
+    public init(stubber: HTTPStubber, upstream: (any ClientTransport)? = nil, maximumBodySize: Int = 64 << 20) {
+        self.stubber = stubber
+        self.upstream = upstream
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Answers a request from the stubber.
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
+        HTTPResponse, HTTPBody?
+    ) {
+        let start = ContinuousClock.now
+        let bytes: Data? = if let body { try await Data(collecting: body, upTo: maximumBodySize) } else { nil }
+        let url = try Self.url(of: request, baseURL: baseURL)
+        var headers = HTTPHeaders()
+        for field in request.headerFields {
+            headers.add(name: HTTPHeaders.Name(rawValue: field.name.rawName), value: field.value)
+        }
+        let incoming = try HTTPIncomingRequest(
+            method: HTTPMethod(rawValue: request.method.rawValue), url: url, headers: headers, body: bytes)
+        let (decision, entry) = stubber.decide(incoming, via: .clientTransport, received: start)
+        do {
+            let result = try await play(
+                decision, request: request, body: bytes, baseURL: baseURL, operationID: operationID, start: start)
+            stubber.complete(
+                entry, after: .now - start, error: nil, statusCode: result.0.status.code, bodyByteCount: result.2)
+            return (result.0, result.1)
+        } catch {
+            stubber.complete(entry, after: .now - start, error: error)
+            throw error
+        }
+    }
+
+    private func play(
+        _ decision: HTTPStubDecision, request: HTTPRequest, body: Data?, baseURL: URL, operationID: String,
+        start: ContinuousClock.Instant
+    ) async throws -> (HTTPResponse, HTTPBody?, Int) {
+        switch decision {
+        case .unmatched(let report):
+            throw HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
+        case .passThrough(let reason):
+            guard let upstream else {
+                throw HTTPStubberError(
+                    code: .notStubbed,
+                    message: "\(request.method) \(request.path ?? "/") is not stubbed: \(reason). HTTPStubTransport "
+                        + "has no upstream transport to send it to: stub it, or give one.")
+            }
+            let (response, responseBody) = try await upstream.send(
+                request, body: body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operationID)
+            return (response, responseBody, 0)
+        case .stub(let plan):
+            try await Task.sleep(until: start + plan.responseDeadline, clock: .continuous)
+            if plan.proxy != nil {
+                guard let upstream else {
+                    throw HTTPStubberError(
+                        code: .notStubbed,
+                        message: "\(plan.stub) proxies \(request.method) \(request.path ?? "/"); HTTPStubTransport has "
+                            + "no upstream transport to send it to.")
+                }
+                let (response, responseBody) = try await upstream.send(
+                    request, body: body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operationID)
+                return (response, responseBody, 0)
+            }
+            if let error = plan.error { throw error }
+            guard let planned = plan.response else { throw URLError(.badServerResponse) }
+            var response = HTTPResponse(status: .init(code: planned.statusCode.rawValue))
+            for field in planned.headers {
+                if let name = HTTPField.Name(field.name.rawValue) {
+                    response.headerFields.append(HTTPField(name: name, value: field.value))
+                }
+            }
+            if plan.absence == .data || request.method == .head { return (response, nil, 0) }
+            let bodyData = planned.body
+            let chunks = plan.chunks
+            guard chunks.count > 1 || chunks.first.map({ $0.deadline > plan.responseDeadline }) == true else {
+                try await Task.sleep(until: start + plan.completionDeadline, clock: .continuous)
+                return (response, HTTPBody(bodyData), bodyData.count)
+            }
+            // Throttled or dribbled: each chunk when it is due.
+            let stream = AsyncThrowingStream<HTTPBody.ByteChunk, any Error> { continuation in
+                let task = Task {
+                    do {
+                        for chunk in chunks {
+                            try await Task.sleep(until: start + chunk.deadline, clock: .continuous)
+                            continuation.yield(ArraySlice(bodyData[chunk.range]))
+                        }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+            return (
+                response, HTTPBody(stream, length: .known(Int64(bodyData.count)), iterationBehavior: .single),
+                bodyData.count
+            )
+        }
+    }
+
+    /// The request's URL: the base URL's, with the request's path and query after it.
+    private static func url(of request: HTTPRequest, baseURL: URL) throws -> URL {
+        let base =
+            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        guard let url = URL(string: base + (request.path ?? "")) else {
+            throw HTTPStubberError(
+                code: .invalidRequest,
+                message: "\(baseURL.absoluteString) and \(request.path ?? "") do not make a URL.")
+        }
+        return url
+    }
+}

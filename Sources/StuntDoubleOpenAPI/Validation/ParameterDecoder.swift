@@ -1,0 +1,179 @@
+import Foundation
+import StuntDouble
+
+/// Reads parameters as OpenAPI's styles serialize them (`simple`, `label`, `matrix`, `form`,
+/// `spaceDelimited`, `pipeDelimited`, `deepObject`, each exploded or not) into values their schemas check,
+/// strings turned into the numbers and booleans the schema asks for.
+struct ParameterDecoder {
+    let table: SchemaTable
+
+    /// A query string's pairs, decoded (`+` is a space, as forms send it).
+    static func queryPairs(_ query: Substring?) -> [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    static func cookies(_ header: String?) -> [(name: String, value: String)] {
+        guard let header else { return [] }
+        return header.split(separator: ";").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// The shape a parameter's schema asks for.
+    private enum Shape {
+        case primitive, array, object
+    }
+
+    private func shape(of schema: Int?) -> Shape {
+        guard let schema, let types = table.types(of: schema) else { return .primitive }
+        if types == [.array] || types == [.array, .null] { return .array }
+        if types == [.object] || types == [.object, .null] { return .object }
+        return .primitive
+    }
+
+    /// A path or header parameter's value (`simple`, `label`, `matrix`), already percent-decoded per piece.
+    func pathValue(_ raw: Substring, _ parameter: ContractOperation.Parameter) -> SchemaValue {
+        var text = raw
+        var separator: Character = ","
+        switch parameter.style {
+        case "label":
+            if text.hasPrefix(".") { text = text.dropFirst() }
+            if parameter.explode { separator = "." }
+        case "matrix":
+            let prefix = ";\(parameter.name)="
+            if parameter.explode, shape(of: parameter.schema) == .array {
+                let values = text.components(separatedBy: ";").filter { !$0.isEmpty }.map {
+                    $0.hasPrefix(parameter.name + "=") ? String($0.dropFirst(parameter.name.count + 1)) : $0
+                }
+                return array(values.map { $0.removingPercentEncoding ?? $0 }, parameter.schema)
+            }
+            if parameter.explode, shape(of: parameter.schema) == .object {
+                text = text.hasPrefix(";") ? text.dropFirst() : text
+                separator = ";"
+            } else if text.hasPrefix(prefix) {
+                text = text.dropFirst(prefix.count)
+            } else if text.hasPrefix(";") {
+                text = text.dropFirst()
+            }
+        default: break
+        }
+        let pieces = text.split(separator: separator, omittingEmptySubsequences: false).map {
+            String($0).removingPercentEncoding ?? String($0)
+        }
+        switch shape(of: parameter.schema) {
+        case .primitive: return scalar(String(text).removingPercentEncoding ?? String(text), parameter.schema)
+        case .array: return array(pieces, parameter.schema)
+        case .object: return object(pieces, exploded: parameter.explode, parameter.schema)
+        }
+    }
+
+    /// A query or cookie parameter's value, or `nil` when it is not there.
+    func queryValue(_ pairs: [(name: String, value: String)], _ parameter: ContractOperation.Parameter)
+        -> SchemaValue?
+    {
+        let shape = shape(of: parameter.schema)
+        if parameter.style == "deepObject" {
+            let prefix = parameter.name + "["
+            let members = pairs.filter { $0.name.hasPrefix(prefix) && $0.name.hasSuffix("]") }
+            guard !members.isEmpty else { return nil }
+            return .object(
+                members.map { pair in
+                    let key = String(pair.name.dropFirst(prefix.count).dropLast())
+                    return (key, scalar(pair.value, parameter.schema.flatMap { table.propertySchema(key, of: $0) }))
+                })
+        }
+        if shape == .object, parameter.explode, parameter.style == "form", let schema = parameter.schema {
+            // Each property is a parameter of its own: `?role=admin&firstName=Alex`.
+            var members: [(String, SchemaValue)] = []
+            for pair in pairs {
+                if let property = table.propertySchema(pair.name, of: schema), !isNamedElsewhere(pair.name) {
+                    members.append((pair.name, scalar(pair.value, property)))
+                }
+            }
+            return members.isEmpty ? nil : .object(members)
+        }
+        let values = pairs.filter { $0.name == parameter.name }.map(\.value)
+        guard !values.isEmpty else { return nil }
+        if parameter.isJSON, let schema = parameter.schema {
+            _ = schema
+            return (try? SchemaValue.parse(Data(values[0].utf8))) ?? .string(values[0])
+        }
+        switch shape {
+        case .primitive:
+            return scalar(values[0], parameter.schema)
+        case .array:
+            if parameter.explode && parameter.style == "form" { return array(values, parameter.schema) }
+            let separator: Character =
+                switch parameter.style {
+                case "spaceDelimited": " "
+                case "pipeDelimited": "|"
+                default: ","
+                }
+            return array(
+                values[0].split(separator: separator, omittingEmptySubsequences: false).map(String.init),
+                parameter.schema)
+        case .object:
+            return object(
+                values[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init), exploded: false,
+                parameter.schema)
+        }
+    }
+
+    private func isNamedElsewhere(_ name: String) -> Bool { false }
+
+    func scalar(_ text: String, _ schema: Int?) -> SchemaValue {
+        guard let schema, let types = table.types(of: schema) else { return .string(text) }
+        if types.contains(.integer) || types.contains(.number), let number = Double(text), number.isFinite,
+            !text.isEmpty, text.first != "+", !text.hasPrefix(".")
+        {
+            return .number(number, text: text)
+        }
+        if types.contains(.boolean), text == "true" || text == "false" { return .bool(text == "true") }
+        if types.contains(.null), text.isEmpty || text == "null", !types.contains(.string) { return .null }
+        if types.isSubset(of: [.array, .object]) || types.isSubset(of: [.array, .object, .null]) {
+            if let parsed = try? SchemaValue.parse(Data(text.utf8)) { return parsed }
+        }
+        return .string(text)
+    }
+
+    private func array(_ values: [String], _ schema: Int?) -> SchemaValue {
+        let itemSchema = schema.flatMap { table.itemSchema(of: $0) }
+        return .array(values.map { scalar($0, itemSchema) })
+    }
+
+    private func object(_ pieces: [String], exploded: Bool, _ schema: Int?) -> SchemaValue {
+        var members: [(String, SchemaValue)] = []
+        if exploded {
+            for piece in pieces {
+                let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let key = String(parts[0])
+                members.append(
+                    (
+                        key,
+                        scalar(
+                            parts.count > 1 ? String(parts[1]) : "",
+                            schema.flatMap { table.propertySchema(key, of: $0) })
+                    ))
+            }
+        } else {
+            var index = 0
+            while index + 1 < pieces.count {
+                let key = pieces[index]
+                members.append((key, scalar(pieces[index + 1], schema.flatMap { table.propertySchema(key, of: $0) })))
+                index += 2
+            }
+        }
+        return .object(members)
+    }
+}

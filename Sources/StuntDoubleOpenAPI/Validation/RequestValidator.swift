@@ -1,0 +1,225 @@
+import Foundation
+import StuntDouble
+
+/// What checking a request against a contract found.
+enum RequestCheck: Sendable {
+    /// The request keeps to its operation.
+    case valid(operation: Int)
+    /// The request breaks rules: the status that says so (400, 401, 404, 405, 415, 422) and the rules.
+    case invalid(operation: Int?, status: Int, violations: [OpenAPIViolation], allowed: [HTTPMethod])
+}
+
+extension OpenAPIContract {
+    /// Checks a request: its path and method, parameters, security and body.
+    func check(_ request: HTTPIncomingRequest) -> RequestCheck {
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? request.url.path
+        switch router.route(method: request.method, path: path.isEmpty ? "/" : path[...]) {
+        case .noPath:
+            return .invalid(
+                operation: nil, status: 404,
+                violations: [
+                    OpenAPIViolation(
+                        rule: "path", location: "path",
+                        message: "\(path) is not a path of the document (\(operations.count) operations)",
+                        documentLocation: nil)
+                ], allowed: [])
+        case .methodNotAllowed(let template, let allowed):
+            return .invalid(
+                operation: nil, status: 405,
+                violations: [
+                    OpenAPIViolation(
+                        rule: "method", location: "method",
+                        message: "\(template) has no \(request.method.rawValue) operation; it has "
+                            + allowed.map(\.rawValue).joined(separator: ", "),
+                        documentLocation: nil)
+                ], allowed: allowed)
+        case .found(let match):
+            let operation = operations[match.operation]
+            if let failure = checkSecurity(request, operation) {
+                return .invalid(operation: match.operation, status: 401, violations: [failure], allowed: [])
+            }
+            var violations = checkParameters(
+                request, operation, variables: match.variables,
+                query: components?.percentEncodedQuery)
+            let (status, bodyViolations) = checkBody(request, operation)
+            if !violations.isEmpty {
+                violations += bodyViolations
+                return .invalid(
+                    operation: match.operation, status: max(400, status == 415 ? 415 : 400),
+                    violations: violations, allowed: [])
+            }
+            if !bodyViolations.isEmpty {
+                return .invalid(operation: match.operation, status: status, violations: bodyViolations, allowed: [])
+            }
+            return .valid(operation: match.operation)
+        }
+    }
+
+    // MARK: - Security
+
+    private func checkSecurity(_ request: HTTPIncomingRequest, _ operation: ContractOperation) -> OpenAPIViolation? {
+        guard !operation.security.isEmpty else { return nil }
+        let query = ParameterDecoder.queryPairs(request.url.query?[...])
+        let cookies = ParameterDecoder.cookies(request.headers[.cookie])
+        let authorization = request.headers[.authorization] ?? ""
+        func present(_ scheme: ContractOperation.SecurityScheme) -> Bool {
+            switch scheme.kind {
+            case .apiKey(let name, .header): request.headers[HTTPHeaders.Name(rawValue: name)] != nil
+            case .apiKey(let name, .query): query.contains { $0.name == name }
+            case .apiKey(let name, .cookie): cookies.contains { $0.name == name }
+            case .apiKey(_, .path): true
+            case .http(let name):
+                authorization.lowercased().hasPrefix(name + " ") && authorization.count > name.count + 1
+            case .bearerToken: authorization.lowercased().hasPrefix("bearer ") && authorization.count > 7
+            case .mutualTLS: true
+            }
+        }
+        if operation.security.contains(where: { $0.schemes.allSatisfy(present) }) { return nil }
+        let wanted = operation.security.map { requirement in
+            requirement.schemes.map { scheme in
+                switch scheme.kind {
+                case .apiKey(let name, let place): "\(scheme.name) (\(place.rawValue) \(name))"
+                case .http(let name):
+                    "\(scheme.name) (Authorization: \(name.prefix(1).uppercased() + name.dropFirst()) ...)"
+                case .bearerToken: "\(scheme.name) (Authorization: Bearer ...)"
+                case .mutualTLS: scheme.name
+                }
+            }.joined(separator: " and ")
+        }
+        return OpenAPIViolation(
+            rule: "security", location: "security",
+            message: "no credentials: send " + wanted.joined(separator: ", or "), documentLocation: operation.location)
+    }
+
+    // MARK: - Parameters
+
+    private func checkParameters(
+        _ request: HTTPIncomingRequest, _ operation: ContractOperation, variables: [(String, Substring)],
+        query: String?
+    ) -> [OpenAPIViolation] {
+        let decoder = ParameterDecoder(table: schemas)
+        let validator = SchemaValidator(table: schemas, direction: .request)
+        let queryPairs = ParameterDecoder.queryPairs(query?[...])
+        let cookies = ParameterDecoder.cookies(request.headers[.cookie])
+        var violations: [OpenAPIViolation] = []
+        for parameter in operation.parameters {
+            let location = "\(parameter.place.rawValue).\(parameter.name)"
+            let value: SchemaValue?
+            switch parameter.place {
+            case .path:
+                value = variables.first { $0.0 == parameter.name }.map { decoder.pathValue($0.1, parameter) }
+            case .header:
+                value = request.headers[HTTPHeaders.Name(rawValue: parameter.name)].map {
+                    decoder.pathValue($0[...], parameter)
+                }
+            case .query: value = decoder.queryValue(queryPairs, parameter)
+            case .cookie: value = decoder.queryValue(cookies, parameter)
+            }
+            guard let value else {
+                if parameter.isRequired {
+                    violations.append(
+                        OpenAPIViolation(
+                            rule: "required", location: location, message: "missing",
+                            documentLocation: parameter.location))
+                }
+                continue
+            }
+            if let schema = parameter.schema {
+                violations += validator.validate(value, against: schema, at: location)
+            }
+        }
+        return violations
+    }
+
+    // MARK: - Body
+
+    private func checkBody(_ request: HTTPIncomingRequest, _ operation: ContractOperation) -> (Int, [OpenAPIViolation])
+    {
+        let body = request.body ?? Data()
+        guard let spec = operation.body else { return (400, []) }
+        if body.isEmpty {
+            guard spec.isRequired else { return (400, []) }
+            return (
+                400,
+                [
+                    OpenAPIViolation(
+                        rule: "requestBody.required", location: "body", message: "the operation needs a body",
+                        documentLocation: spec.location)
+                ]
+            )
+        }
+        let contentType = request.headers[.contentType] ?? ""
+        guard let media = MediaTypes.best(for: contentType, among: spec.contents) else {
+            let accepted = spec.contents.map(\.name).joined(separator: ", ")
+            return (
+                415,
+                [
+                    OpenAPIViolation(
+                        rule: "contentType", location: "header.Content-Type",
+                        message: contentType.isEmpty
+                            ? "missing; the operation takes \(accepted)"
+                            : "\(contentType) is not one the operation takes (\(accepted))",
+                        documentLocation: spec.location)
+                ]
+            )
+        }
+        guard let schema = media.schema else { return (422, []) }
+        let value: SchemaValue
+        let mediaName = MediaTypes.essence(contentType.isEmpty ? media.name : contentType)
+        if MediaTypes.isJSON(mediaName) {
+            do {
+                value = try SchemaValue.parse(body)
+            } catch {
+                let lines = LineTable(Array(body))
+                return (
+                    400,
+                    [
+                        OpenAPIViolation(
+                            rule: "json", location: "body",
+                            message: "not JSON: \(error.reason) at \(lines.position(of: error.offset))",
+                            documentLocation: media.location)
+                    ]
+                )
+            }
+        } else if mediaName == "application/x-www-form-urlencoded" {
+            let text = String(decoding: body, as: UTF8.self)
+            let decoder = ParameterDecoder(table: schemas)
+            var members: [(String, SchemaValue)] = []
+            for pair in ParameterDecoder.queryPairs(text[...]) {
+                members.append((pair.name, decoder.scalar(pair.value, schemas.propertySchema(pair.name, of: schema))))
+            }
+            value = .object(members)
+        } else if mediaName.hasPrefix("text/") {
+            value = .string(String(decoding: body, as: UTF8.self))
+        } else {
+            // multipart, binary and other types: the content type was checked; the bytes are not read.
+            return (422, [])
+        }
+        let validator = SchemaValidator(table: schemas, direction: .request)
+        return (422, validator.validate(value, against: schema, at: "body"))
+    }
+}
+
+/// Media type names: matching a `Content-Type` or an `Accept` to the ones a document lists.
+enum MediaTypes {
+    /// `application/json; charset=utf-8` -> `application/json`.
+    static func essence(_ text: String) -> String {
+        (text.split(separator: ";").first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    static func isJSON(_ name: String) -> Bool {
+        name == "application/json" || name.hasSuffix("+json") || name == "*/*" || name == "application/*"
+    }
+
+    /// The document's media type for a request's `Content-Type`: exact, then `type/*`, then `*/*`.
+    static func best(for contentType: String, among contents: [ContractOperation.MediaType])
+        -> ContractOperation.MediaType?
+    {
+        let name = essence(contentType)
+        if name.isEmpty { return contents.count == 1 && contents[0].name == "*/*" ? contents[0] : nil }
+        if let exact = contents.first(where: { essence($0.name) == name }) { return exact }
+        let type = name.split(separator: "/").first.map(String.init) ?? ""
+        return contents.first { $0.name == "\(type)/*" } ?? contents.first { $0.name == "*/*" }
+    }
+}

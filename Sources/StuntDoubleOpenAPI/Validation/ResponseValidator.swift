@@ -1,0 +1,100 @@
+import Foundation
+import StuntDouble
+
+extension OpenAPIContract {
+    /// The rules of the document that a request breaks: its path and method, parameters, security and body.
+    /// - Parameter request: The request.
+    /// - Returns: The violations; empty when the request keeps to the document.
+    public func violations(of request: HTTPIncomingRequest) -> [OpenAPIViolation] {
+        if case .invalid(_, _, let violations, _) = check(request) { return violations }
+        return []
+    }
+
+    /// The rules of the document that a response to a request breaks: a status the operation does not list,
+    /// a media type it does not give, a body its schema refuses, a required header missing. A request to no
+    /// operation of the document is a violation too (`path`, `method`).
+    /// - Parameters:
+    ///   - statusCode: The response's status code.
+    ///   - headers: The response's header fields.
+    ///   - body: The response's body.
+    ///   - request: The request it answers.
+    /// - Returns: The violations; empty when the response keeps to the document.
+    public func violations(
+        ofResponse statusCode: Int, headers: HTTPHeaders, body: Data, to request: HTTPIncomingRequest
+    ) -> [OpenAPIViolation] {
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? request.url.path
+        let operation: ContractOperation
+        switch router.route(method: request.method, path: path.isEmpty ? "/" : path[...]) {
+        case .found(let match): operation = operations[match.operation]
+        case .methodNotAllowed, .noPath:
+            if case .invalid(_, _, let violations, _) = check(request) { return violations }
+            return []
+        }
+        guard let response = operation.response(for: statusCode) else {
+            return [
+                OpenAPIViolation(
+                    rule: "status", location: "status",
+                    message: "\(statusCode) is not a response of \(operation.title); it lists "
+                        + operation.responses.map(\.code).joined(separator: ", "),
+                    documentLocation: operation.location)
+            ]
+        }
+        var violations: [OpenAPIViolation] = []
+        for header in response.headers where header.isRequired {
+            if headers[HTTPHeaders.Name(rawValue: header.name)] == nil {
+                violations.append(
+                    OpenAPIViolation(
+                        rule: "required", location: "header.\(header.name)", message: "missing",
+                        documentLocation: response.location))
+            }
+        }
+        let validator = SchemaValidator(table: schemas, direction: .response)
+        let decoder = ParameterDecoder(table: schemas)
+        for header in response.headers {
+            guard let schema = header.schema, let text = headers[HTTPHeaders.Name(rawValue: header.name)] else {
+                continue
+            }
+            violations += validator.validate(decoder.scalar(text, schema), against: schema, at: "header.\(header.name)")
+        }
+        if response.contents.isEmpty || request.method == .head {
+            if !body.isEmpty, request.method != .head {
+                violations.append(
+                    OpenAPIViolation(
+                        rule: "content", location: "body",
+                        message: "\(body.count) bytes, where \(operation.title) \(response.code) has no content",
+                        documentLocation: response.location))
+            }
+            return violations
+        }
+        let contentType = headers[.contentType] ?? ""
+        guard let media = MediaTypes.best(for: contentType, among: response.contents) else {
+            violations.append(
+                OpenAPIViolation(
+                    rule: "contentType", location: "header.Content-Type",
+                    message: (contentType.isEmpty ? "missing" : contentType) + "; \(operation.title) \(response.code) "
+                        + "gives " + response.contents.map(\.name).joined(separator: ", "),
+                    documentLocation: response.location))
+            return violations
+        }
+        guard let schema = media.schema else { return violations }
+        let name = MediaTypes.essence(contentType)
+        let value: SchemaValue
+        if MediaTypes.isJSON(name) {
+            do {
+                value = try SchemaValue.parse(body)
+            } catch {
+                violations.append(
+                    OpenAPIViolation(
+                        rule: "json", location: "body", message: "not JSON: \(error.reason) at byte \(error.offset)",
+                        documentLocation: media.location))
+                return violations
+            }
+        } else if name.hasPrefix("text/") {
+            value = .string(String(decoding: body, as: UTF8.self))
+        } else {
+            return violations
+        }
+        return violations + validator.validate(value, against: schema, at: "body")
+    }
+}
