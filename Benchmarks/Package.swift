@@ -5,6 +5,7 @@ import PackageDescription
 //   swift run -c release --package-path Benchmarks EngineBenchmark
 //   swift run -c release --package-path Benchmarks DeliveryBenchmark
 //   swift run -c release --package-path Benchmarks JSONBenchmark
+//   swift run -c release --package-path Benchmarks OpenAPIBenchmark
 let package = Package(
     name: "StuntDoubleBenchmarks",
     platforms: [.macOS(.v13)],
@@ -23,6 +24,13 @@ let package = Package(
         .executableTarget(
             name: "JSONBenchmark",
             dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
+        ),
+        .executableTarget(
+            name: "OpenAPIBenchmark",
+            dependencies: [
+                .product(name: "StuntDouble", package: "StuntDouble"),
+                .product(name: "StuntDoubleOpenAPI", package: "StuntDouble"),
+            ]
         ),
     ]
 )

@@ -1,7 +1,7 @@
 import Foundation
 import StuntDouble
 
-/// An OpenAPI document loaded into a stubber: what ``HTTPStubber/load(_:validatesRequests:answersRequests:answering:)``
+/// An OpenAPI document loaded into a stubber: what `HTTPStubber.load(_:validatesRequests:answersRequests:answering:)`
 /// returns, to unload it again.
 public final class OpenAPIMock: Sendable {
     /// The contract.

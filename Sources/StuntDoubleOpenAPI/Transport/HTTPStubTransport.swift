@@ -19,7 +19,7 @@ extension HTTPDeliveryPath {
 /// let pets = try await client.listPets().ok.body.json
 /// ```
 ///
-/// A request no stub answers throws ``HTTPStubberError`` with the report of the closest stubs; one that would
+/// A request no stub answers throws `HTTPStubberError` with the report of the closest stubs; one that would
 /// go to the network (opt-in mode, an ignore rule, a proxy or a recording) goes to `upstream` when one is
 /// given, and otherwise throws.
 public struct HTTPStubTransport: ClientTransport {

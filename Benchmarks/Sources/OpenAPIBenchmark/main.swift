@@ -1,0 +1,122 @@
+// What an OpenAPI document costs at scale: loading (YAML and JSON) with thousands of operations and deep
+// schemas, finding an operation as the operations grow (flat: a tree of path segments), and checking a request
+// (parameters, and a body nested eight levels deep).
+//
+//   swift run -c release --package-path Benchmarks OpenAPIBenchmark
+import Foundation
+import StuntDouble
+import StuntDoubleOpenAPI
+
+/// A document of `operations` operations (half GET with a path and a query parameter, half PUT with a body),
+/// over 50 item schemas that each hold an eight-level chain of nested schemas.
+func document(operations: Int, json: Bool) -> String {
+    var paths: [String] = []
+    for index in 0..<(operations / 2) {
+        let item = "#/components/schemas/Item\(index % 50)"
+        paths.append(
+            """
+            "/resource\(index)/items/{itemId}": {
+              "get": {"operationId": "getItem\(index)",
+                "parameters": [
+                  {"name": "itemId", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1}},
+                  {"name": "expand", "in": "query", "schema": {"type": "array", "items": {"type": "string", "enum": ["owner", "history", "tags"]}}}],
+                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "\(item)"}}}}}},
+              "put": {"operationId": "putItem\(index)",
+                "parameters": [{"name": "itemId", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1}}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "\(item)"}}}},
+                "responses": {"204": {"description": "stored"}}}
+            }
+            """)
+    }
+    var schemas: [String] = []
+    for index in 0..<50 {
+        schemas.append(
+            """
+            "Item\(index)": {"type": "object", "required": ["id", "name", "detail"], "properties": {
+              "id": {"type": "integer", "minimum": 1}, "name": {"type": "string", "minLength": 1, "maxLength": 80},
+              "state": {"type": "string", "enum": ["draft", "live", "gone"]},
+              "detail": {"$ref": "#/components/schemas/Level0"}}}
+            """)
+    }
+    for depth in 0..<8 {
+        let child = depth < 7 ? ##", "child": {"$ref": "#/components/schemas/Level\##(depth + 1)"}"## : ""
+        schemas.append(
+            """
+            "Level\(depth)": {"type": "object", "required": ["value"], "properties": {
+              "value": {"type": "number", "minimum": 0}, "code": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{2}$"},
+              "tags": {"type": "array", "maxItems": 8, "items": {"type": "string"}}\(child)}}
+            """)
+    }
+    let text = """
+        {"openapi": "3.1.0", "info": {"title": "Scale", "version": "1"},
+         "paths": {\(paths.joined(separator: ",\n"))},
+         "components": {"schemas": {\(schemas.joined(separator: ",\n"))}}}
+        """
+    // YAML is a superset of JSON, but a YAML document is read by another parser (Yams): give it YAML's own
+    // flow style after a first line that is not a brace.
+    return json ? text : "# Scale\n" + text
+}
+
+func measure(_ label: String, repetitions: Int, _ body: () throws -> Void) rethrows -> Double {
+    // One round to warm up, then the best of three.
+    try body()
+    var best = Double.infinity
+    for _ in 0..<3 {
+        let start = ContinuousClock.now
+        for _ in 0..<repetitions { try body() }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        best = min(best, seconds / Double(repetitions))
+    }
+    return best
+}
+
+func body(depth: Int) -> String {
+    var level = #"{"value": 1.5, "code": "AB12", "tags": ["x", "y"]}"#
+    for _ in 1..<depth {
+        level = #"{"value": 2, "code": "CD34", "tags": ["z"], "child": \#(level)}"#
+    }
+    return #"{"id": 7, "name": "Widget", "state": "live", "detail": \#(level)}"#
+}
+
+// `OpenAPIBenchmark load N`: load a document of N operations once (for profilers), nothing else.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "load", let count = Int(CommandLine.arguments[2]) {
+    _ = try OpenAPIContract(text: document(operations: count, json: true))
+    exit(0)
+}
+
+print("OpenAPI documents: load, route and check (release build, best of 3)")
+for count in [100, 1_000, 10_000] {
+    for json in [true, false] {
+        let text = document(operations: count, json: json)
+        let seconds = try measure("load", repetitions: count >= 10_000 ? 1 : 3) {
+            _ = try OpenAPIContract(text: text)
+        }
+        print(
+            String(
+                format: "  load %6d operations (%@, %5.1f MB): %8.1f ms", count, json ? "JSON" : "YAML",
+                Double(text.utf8.count) / 1e6, seconds * 1000))
+    }
+}
+
+for count in [100, 1_000, 10_000] {
+    let contract = try OpenAPIContract(text: document(operations: count, json: true))
+    let last = count / 2 - 1
+    let get = try HTTPIncomingRequest(
+        method: .get, url: URL(string: "http://localhost/resource\(last)/items/42?expand=owner&expand=tags")!)
+    let put = try HTTPIncomingRequest(
+        method: .put, url: URL(string: "http://localhost/resource\(last)/items/42")!,
+        headers: ["Content-Type": "application/json"], body: Data(body(depth: 8).utf8))
+    precondition(contract.violations(of: get).isEmpty && contract.violations(of: put).isEmpty)
+    let getSeconds = measure("get", repetitions: 20_000) { _ = contract.violations(of: get) }
+    let putSeconds = measure("put", repetitions: 5_000) { _ = contract.violations(of: put) }
+    let stubber = HTTPStubber(journalCapacity: 0)
+    stubber.load(contract)
+    let answerSeconds = try measure("answer", repetitions: 5_000) { _ = try stubber.response(for: get) }
+    print(
+        String(
+            format:
+                "  %6d operations: check GET (route + 2 parameters) %6.2f µs, PUT (route + body 8 levels deep) %6.2f µs, "
+                + "answer GET through a stubber %6.2f µs",
+            count, getSeconds * 1e6, putSeconds * 1e6, answerSeconds * 1e6))
+}
