@@ -38,24 +38,25 @@ public final class OpenAPIMock: Sendable {
         guard answersRequests else { return }
         let draws = self.draws
         stub.match(
-            IncomingRequestMatcher(name: "an operation of \(contract.title) (OpenAPI \(contract.file))") { request in
-                if case .invalid(nil, 404, _, _) = contract.check(request) { return false }
+            IncomingRequestMatcher(name: "an operation of \(contract.title) (OpenAPI \(contract.fileName))") {
+                request in
+                if case .noPath = contract.route(request) { return false }
                 return true
             }
         )
         .stubEveryMethod { request, _ in
-            switch contract.check(request) {
-            case .valid(let operation):
+            switch contract.route(request) {
+            case .found(let match):
+                // With validation, the gate refused every request that breaks the document before this; without
+                // it, a request that breaks it is answered as its operation all the same.
                 let draw = draws.withLock { value in
                     value &+= 1
                     return value
                 }
-                return contract.answer(request, operation: operation, settings: answering, draw: draw)
-            case .invalid(let operation, let status, let violations, let allowed):
-                // Without validation, a request that breaks the rules is still answered as its operation.
-                if let operation, !validatesRequests, status != 405 {
-                    return contract.answer(request, operation: operation, settings: answering, draw: 0)
-                }
+                return contract.answer(request, operation: match.operation, settings: answering, draw: draw)
+            case .methodNotAllowed, .noPath:
+                guard case .invalid(let operation, let status, let violations, let allowed) = contract.check(request)
+                else { return HTTPStubResponse(statusCode: .notFound) }
                 return contract.problemResponse(
                     status: status, operation: operation, violations: violations, allowed: allowed)
             }

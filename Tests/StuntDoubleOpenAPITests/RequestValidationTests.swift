@@ -83,7 +83,8 @@ struct RequestValidationTests {
         #expect(bearer.status == 401)
     }
 
-    @Test("A body of a media type the operation does not take: 415; malformed JSON: 400 with its position")
+    @Test(
+        "A body of a media type the operation does not take: 415; malformed JSON: the declared 422, with its position")
     func contentType() throws {
         let text = try problem(
             try request(
@@ -92,8 +93,12 @@ struct RequestValidationTests {
         #expect(text.status == 415)
         let malformed = try problem(
             try request(.post, "https://api.shop.test/v2/products", headers: authorized, json: "{\"name\": "))
-        #expect(malformed.status == 400)
+        // createProduct declares 422 (and no 400) for a bad request: the declared status, as Prism answers.
+        #expect(malformed.status == 422)
         #expect(malformed.violations.first?["rule"] as? String == "json")
+        #expect(
+            malformed.plan.response?.headers[HTTPHeaders.Name(rawValue: "StuntDouble-Violations")]?.contains(
+                "body: not JSON") == true)
         let missing = try problem(try request(.post, "https://api.shop.test/v2/products", headers: authorized))
         #expect(missing.violations.first?["rule"] as? String == "requestBody.required")
     }

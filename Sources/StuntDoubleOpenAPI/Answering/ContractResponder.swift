@@ -104,9 +104,62 @@ extension OpenAPIContract {
             }
             if let first = schemes.first { headers[.wwwAuthenticate] = first }
         }
+        let problem = SchemaValue.object(members)
+        // The rules broken, on one line, whatever the body: a document's own error format may have no room for
+        // them (Prism puts them in `sl-violations`).
+        var summary = violations.map(\.description).joined(separator: "; ")
+        summary = String(summary.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        if summary.utf8.count > 4_000 { summary = String(summary.prefix(4_000)) + "..." }
+        headers[HTTPHeaders.Name(rawValue: "StuntDouble-Violations")] = summary
+        guard let operation, let declared = declaredError(for: status, of: operations[operation]) else {
+            return HTTPStubResponse(
+                statusCode: HTTPStatusCode(rawValue: status), contentType: "application/problem+json",
+                body: Data(problem.jsonText.utf8), headers: headers)
+        }
+        // The document declares this error: its status and media type, and the problem document as the body
+        // when its schema admits it, else the document's own example or a value made from its schema.
+        let code = Int(declared.code) ?? status
+        guard let media = declared.contents.first(where: { MediaTypes.isJSON($0.name) }) ?? declared.contents.first
+        else {
+            return HTTPStubResponse(statusCode: HTTPStatusCode(rawValue: code), headers: headers)
+        }
+        let contentType = media.name.contains("*") ? "application/problem+json" : media.name
+        let validator = SchemaValidator(table: schemas, direction: .response)
+        let body: SchemaValue
+        if media.schema.map({ validator.validate(problem, against: $0, at: "body").isEmpty }) ?? true {
+            body = problem
+        } else if let example = media.examples.first?.value ?? media.example {
+            body = example
+        } else if let schema = media.schema {
+            var generator = SchemaGenerator(table: schemas, direction: .response, seed: 0, isDynamic: false)
+            body = generator.value(for: schema)
+        } else {
+            body = problem
+        }
+        let bytes: Data
+        if case .string(let text) = body, !MediaTypes.isJSON(contentType) {
+            bytes = Data(text.utf8)
+        } else {
+            bytes = Data(body.jsonText.utf8)
+        }
         return HTTPStubResponse(
-            statusCode: HTTPStatusCode(rawValue: status), contentType: "application/problem+json",
-            body: Data(SchemaValue.object(members).jsonText.utf8), headers: headers)
+            statusCode: HTTPStatusCode(rawValue: code), contentType: HTTPContentType(rawValue: contentType),
+            body: bytes, headers: headers)
+    }
+
+    /// The response an operation declares for a refusal, as Prism picks it: the status itself (for a body that
+    /// breaks its schema, `422` then `400`), then a range (`4XX`), then `default` when the operation has
+    /// responses of its own besides.
+    private func declaredError(for status: Int, of operation: ContractOperation) -> ContractOperation.Response? {
+        let candidates = status == 422 || status == 400 ? [status, 422, 400] : [status]
+        for code in candidates {
+            if let found = operation.responses.first(where: { Int($0.code) == code }) { return found }
+        }
+        if let range = operation.responses.first(where: { Int($0.code) == nil && $0.covers(status) }) {
+            return range
+        }
+        if operation.responses.count > 1 { return operation.responses.first { $0.code == "default" } }
+        return nil
     }
 
     /// The answer to a request that keeps to an operation: the response `Prefer` names or the preferred one,
@@ -130,7 +183,8 @@ extension OpenAPIContract {
         guard let response else {
             return HTTPStubResponse(statusCode: HTTPStatusCode(rawValue: 200))
         }
-        let status = preferences.code ?? response.statusCode
+        // `default` answers 200 unless a code is asked for (as Prism does).
+        let status = preferences.code ?? (response.code == "default" ? 200 : response.statusCode)
         let isDynamic = preferences.isDynamic ?? settings.isDynamic
         // The same request, the same answer, unless dynamic: then each request draws anew.
         let seed = isDynamic ? settings.seed &+ draw &* 0x9E37_79B9_7F4A_7C15 : settings.seed &+ UInt64(index)

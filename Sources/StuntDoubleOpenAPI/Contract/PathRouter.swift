@@ -125,8 +125,7 @@ struct PathRouter: Sendable {
             guard path.hasPrefix(base) else { continue }
             let rest = path.dropFirst(base.count)
             guard rest.isEmpty || rest.hasPrefix("/") else { continue }
-            let segments = (rest.isEmpty ? "/" : rest).split(separator: "/", omittingEmptySubsequences: false)
-                .dropFirst()
+            let segments = Self.segments(of: rest.isEmpty ? "/" : rest)
             var variables: [(String, Substring)] = []
             var found: Match?
             walk(0, segments[...], &variables) { node, variables in
@@ -145,6 +144,24 @@ struct PathRouter: Sendable {
                 allowed: firstPath.operations.keys.sorted { $0.rawValue < $1.rawValue })
         }
         return .noPath
+    }
+
+    /// A path's `/`-separated segments after the first `/`, found by bytes.
+    private static func segments(of path: Substring) -> ArraySlice<Substring> {
+        var found: [Substring] = []
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                found.append(Substring(bytes[start..<index]))
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        found.append(Substring(bytes[start..<bytes.endIndex]))
+        return found[...]
     }
 
     /// Visits every node that the segments reach, literal routes first, until `visit` says to stop.

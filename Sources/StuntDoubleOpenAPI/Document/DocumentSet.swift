@@ -38,13 +38,13 @@ final class DocumentSet {
     private func load(_ url: URL, displayName: String) throws(OpenAPIContractError) -> Int {
         if let index = indexByPath[url.path] { return index }
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
+        guard let contents = FileManager.default.contents(atPath: url.path) else {
+            let reason = FileManager.default.fileExists(atPath: url.path) ? "it cannot be read" : "no such file"
             throw OpenAPIContractError(
-                "cannot read \(displayName): \(error.localizedDescription). Give the path of an OpenAPI document "
-                    + "(JSON or YAML) or of a file one of its $refs names.")
+                "cannot read \(url.path): \(reason). Give the path of an OpenAPI document (JSON or YAML), or of a "
+                    + "file one of its $refs names.")
         }
+        data = contents
         let index = files.count
         let root = try Self.parse(Array(data), file: index, name: displayName)
         files.append(File(url: url, displayName: displayName, root: root))

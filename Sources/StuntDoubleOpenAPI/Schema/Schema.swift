@@ -51,7 +51,10 @@ struct SchemaTypes: OptionSet, Sendable, Hashable {
 
 /// One compiled schema of a contract. Schemas live in one array (`SchemaTable`) and refer to each other by
 /// index, so that recursive schemas (a tree's node holding nodes) are a cycle of indexes, not of objects.
-struct Schema: Sendable {
+///
+/// A class: checking a value reads a schema per member, and copying a struct of this many fields cost a sixth
+/// of a check. It is changed only while the compiler fills it in, before the table is shared.
+final class Schema: @unchecked Sendable {
     enum Additional: Sendable {
         case allowed
         case forbidden
@@ -90,6 +93,8 @@ struct Schema: Sendable {
     var oneOf: [Int] = []
     var not: Int?
     var discriminator: (property: String, mapping: [String: Int])?
+    /// OpenAPI 3.0's `nullable: true`: `null` passes whatever the other keywords say.
+    var isNullable = false
     var readOnly = false
     var writeOnly = false
     var example: SchemaValue?

@@ -74,6 +74,7 @@ final class SchemaCompiler {
         }
         if node["nullable"]?.bool == true {
             schema.types?.insert(.null)
+            schema.isNullable = true
         }
         if let values = node["enum"]?.items {
             schema.enumValues = values.map(\.value)

@@ -72,11 +72,9 @@ struct SchemaGenerator {
                 other = other ?? value
             }
         }
-        var own = schema
-        own.reference = nil
-        own.allOf = []
-        if !own.properties.isEmpty || own.types == [.object] {
-            if case .object(let ownMembers) = typed(own, depth: depth) {
+        // The schema's own members (`typed` reads neither its reference nor its allOf).
+        if !schema.properties.isEmpty || schema.types == [.object] {
+            if case .object(let ownMembers) = typed(schema, depth: depth) {
                 for member in ownMembers where !members.contains(where: { $0.0 == member.0 }) {
                     members.append(member)
                 }

@@ -61,13 +61,15 @@ struct SchemaValidator {
     ) {
         guard found.count < limit, depth < 128 else { return }
         let schema = table[index]
+        if schema.isNullable, case .null = value { return }
         if let reference = schema.reference {
             check(value, reference, location, &found, depth: depth + 1)
         }
         if let types = schema.types, !types.admits(value) {
             report(
                 &found, "type", location,
-                "expected \(types.names.joined(separator: " or ")), found \(value.typeName) \(value.excerpt)", schema)
+                "expected \(types.names.joined(separator: " or ")), found "
+                    + (value == .null ? "null" : "\(value.typeName) \(value.excerpt)"), schema)
             return
         }
         if let values = schema.enumValues, !values.contains(value) {
@@ -80,7 +82,7 @@ struct SchemaValidator {
             report(&found, "const", location, "expected \(constant.excerpt), found \(value.excerpt)", schema)
         }
         switch value {
-        case .number(let number, _): checkNumber(number, schema, location, &found)
+        case .number(let number, let text): checkNumber(number, text: text, schema, location, &found)
         case .string(let string): checkString(string, schema, location, &found)
         case .array(let items): checkArray(items, schema, location, &found, depth: depth)
         case .object(let members): checkObject(members, schema, location, &found, depth: depth)
@@ -101,8 +103,9 @@ struct SchemaValidator {
         }
     }
 
-    private func checkNumber(_ number: Double, _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation])
-    {
+    private func checkNumber(
+        _ number: Double, text: String, _ schema: Schema, _ location: String, _ found: inout [OpenAPIViolation]
+    ) {
         if let minimum = schema.minimum, number < minimum {
             report(
                 &found, "minimum", location, "\(JSONText.format(number)) is less than \(JSONText.format(minimum))",
@@ -132,13 +135,14 @@ struct SchemaValidator {
             }
         }
         if let format = schema.format, schema.types?.contains(.number) != true {
-            let range: ClosedRange<Double>? =
+            let fits: Bool =
                 switch format {
-                case "int32": -2_147_483_648...2_147_483_647
-                case "int64": -0x1p63...0x1p63
-                default: nil
+                case "int32": (-2_147_483_648...2_147_483_647).contains(number)
+                // A Double cannot tell 2^63 - 1 from 2^63: the text can.
+                case "int64": Int64(text) != nil || (number.rounded() != number || abs(number) < 0x1p62)
+                default: true
                 }
-            if let range, !range.contains(number) {
+            if !fits {
                 report(&found, "format", location, "\(JSONText.format(number)) does not fit \(format)", schema)
             }
         }

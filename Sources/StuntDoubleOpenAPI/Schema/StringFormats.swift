@@ -78,10 +78,12 @@ enum StringFormats {
         var body = text
         if body.hasSuffix("Z") || body.hasSuffix("z") {
             body = body.dropLast()
-        } else if body.count > 6, let sign = body.dropLast(6).last.map({ $0 }), sign == "+" || sign == "-" {
-            let offset = body.suffix(5)
-            let parts = offset.split(separator: ":")
-            guard parts.count == 2, digits(parts[0], 2) != nil, digits(parts[1], 2) != nil else { return false }
+        } else if body.count > 6, let sign = body.suffix(6).first, sign == "+" || sign == "-" {
+            // ±hh:mm, the last six characters.
+            let parts = body.suffix(5).split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let hours = digits(parts[0], 2), let minutes = digits(parts[1], 2),
+                hours < 24, minutes < 60
+            else { return false }
             body = body.dropLast(6)
         } else {
             return false

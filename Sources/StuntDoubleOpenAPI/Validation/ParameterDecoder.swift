@@ -10,21 +10,36 @@ struct ParameterDecoder {
     /// A query string's pairs, decoded (`+` is a space, as forms send it).
     static func queryPairs(_ query: Substring?) -> [(name: String, value: String)] {
         guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        // By bytes: splitting by characters costs a grapheme check per character.
+        return query.utf8.split(separator: UInt8(ascii: "&")).map { pair in
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return (decode(Substring(pair)), "") }
+            return (
+                decode(Substring(pair[..<equals])), decode(Substring(pair[pair.index(after: equals)...]))
+            )
         }
     }
 
     static func decode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        percentDecoded(text, plusIsSpace: true)
+    }
+
+    /// Percent-decoded text (`%20` -> space; `+` too in forms), or the text as it is when it has neither:
+    /// Foundation's decoding costs microseconds even when there is nothing to decode.
+    static func percentDecoded(_ text: Substring, plusIsSpace: Bool = false) -> String {
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+"))
+            })
+        else { return String(text) }
+        let spaced = plusIsSpace ? text.replacingOccurrences(of: "+", with: " ") : String(text)
         return spaced.removingPercentEncoding ?? spaced
     }
 
     static func cookies(_ header: String?) -> [(name: String, value: String)] {
         guard let header else { return [] }
         return header.split(separator: ";").compactMap { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1)
+            // `units=` is a cookie with an empty value, not no cookie.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { return nil }
             return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
         }
@@ -56,7 +71,7 @@ struct ParameterDecoder {
                 let values = text.components(separatedBy: ";").filter { !$0.isEmpty }.map {
                     $0.hasPrefix(parameter.name + "=") ? String($0.dropFirst(parameter.name.count + 1)) : $0
                 }
-                return array(values.map { $0.removingPercentEncoding ?? $0 }, parameter.schema)
+                return array(values.map { Self.percentDecoded($0[...]) }, parameter.schema)
             }
             if parameter.explode, shape(of: parameter.schema) == .object {
                 text = text.hasPrefix(";") ? text.dropFirst() : text
@@ -69,10 +84,10 @@ struct ParameterDecoder {
         default: break
         }
         let pieces = text.split(separator: separator, omittingEmptySubsequences: false).map {
-            String($0).removingPercentEncoding ?? String($0)
+            Self.percentDecoded($0)
         }
         switch shape(of: parameter.schema) {
-        case .primitive: return scalar(String(text).removingPercentEncoding ?? String(text), parameter.schema)
+        case .primitive: return scalar(Self.percentDecoded(text), parameter.schema)
         case .array: return array(pieces, parameter.schema)
         case .object: return object(pieces, exploded: parameter.explode, parameter.schema)
         }
@@ -120,6 +135,8 @@ struct ParameterDecoder {
                 case "pipeDelimited": "|"
                 default: ","
                 }
+            // `name=` is an empty array (as OpenAPI's table of styles writes one).
+            if values[0].isEmpty { return .array([]) }
             return array(
                 values[0].split(separator: separator, omittingEmptySubsequences: false).map(String.init),
                 parameter.schema)
@@ -131,6 +148,23 @@ struct ParameterDecoder {
     }
 
     private func isNamedElsewhere(_ name: String) -> Bool { false }
+
+    /// A form body (`application/x-www-form-urlencoded`) as the object its schema describes: a property whose
+    /// schema is an array takes every value of its name (`tag=a&tag=b`, or `tag=a,b`), any other its first.
+    func formObject(_ pairs: [(name: String, value: String)], schema: Int) -> SchemaValue {
+        var members: [(String, SchemaValue)] = []
+        for (index, pair) in pairs.enumerated() where !pairs[..<index].contains(where: { $0.name == pair.name }) {
+            let property = table.propertySchema(pair.name, of: schema)
+            if shape(of: property) == .array {
+                let values = pairs.filter { $0.name == pair.name }.map(\.value)
+                let items = values.count == 1 ? values[0].split(separator: ",").map(String.init) : values
+                members.append((pair.name, array(items, property)))
+            } else {
+                members.append((pair.name, scalar(pair.value, property)))
+            }
+        }
+        return .object(members)
+    }
 
     func scalar(_ text: String, _ schema: Int?) -> SchemaValue {
         guard let schema, let types = table.types(of: schema) else { return .string(text) }

@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+/// `serve --openapi` and `check --openapi`, run as processes.
+@Suite struct OpenAPICommandTests {
+    static let document = """
+        openapi: 3.0.3
+        info: { title: Tasks, version: "1" }
+        paths:
+          /tasks/{id}:
+            get:
+              parameters:
+                - { name: id, in: path, required: true, schema: { type: integer } }
+              responses:
+                "200":
+                  description: A task.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [id, done]
+                        properties: { id: { type: integer }, done: { type: boolean } }
+                      example: { id: 3, done: false }
+        """
+
+    /// A root with the document beside a mappings folder.
+    private func root(mapping: String) throws -> URL {
+        let root = try AdminAPITests.root(["mappings/task.json": mapping])
+        try Self.document.write(to: root.appendingPathComponent("tasks.yaml"), atomically: true, encoding: .utf8)
+        return root
+    }
+
+    @Test func serveOpenAPIAnswersChecksAndLetsStubFilesWin() async throws {
+        let root = try root(
+            mapping:
+                #"{"request": {"method": "GET", "urlPath": "/tasks/7"}, "response": {"status": 200, "jsonBody": {"id": 7}}}"#
+        )
+        defer { try? FileManager.default.removeItem(at: root) }
+        let serve = try CommandProcess([
+            "serve", "--port", "0", "--root", root.path, "--openapi", root.appendingPathComponent("tasks.yaml").path,
+        ])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
+        let output = serve.standardOutput
+        #expect(output.contains("(Tasks, 1 operation)") && output.contains("answering from examples and schemas"))
+        let base = try #require(output.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1
+        func get(_ path: String) async throws -> (Int, String) {
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: base + path), timeout: .seconds(30))
+            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+        #expect(try await get("/tasks/3") == (200, #"{"id":3,"done":false}"#))
+        #expect(try await get("/tasks/7").1 == #"{"id":7}"#)  // the stub file wins
+        #expect(try await get("/tasks/x").0 == 400)
+        #expect(
+            try await serve.waitForOutput(timeout: .seconds(30)) {
+                $0.contains("the stub's response breaks the OpenAPI document: header.Content-Type: missing")
+                    && $0.contains("body.done: missing")
+            }, "\(serve.standardOutput)")
+        serve.signal(SIGTERM)
+        #expect(try await serve.waitForExit() == 0)
+    }
+
+    @Test func checkOpenAPIFailsOnDriftAtTheMappingsLine() async throws {
+        let root = try root(
+            mapping: """
+                {
+                  "request": {"method": "GET", "urlPath": "/tasks/7"},
+                  "response": {"status": 200, "jsonBody": {"id": 7, "done": "no"}}
+                }
+                """)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let document = root.appendingPathComponent("tasks.yaml").path
+        let checked = try await CommandProcess.run(["check", "--openapi", document, root.path])
+        #expect(checked.status == 1)
+        #expect(
+            checked.output.contains(
+                "\(root.path)/mappings/task.json:3:15: error: response: breaks tasks.yaml: body.done: expected boolean, found string \"no\" (type, tasks.yaml:16:"
+            ), "\(checked.output)")
+        let missing = try await CommandProcess.run(["check", "--openapi", "/no/such.yaml", root.path])
+        #expect(missing.status == 1 && missing.error.contains("cannot read /no/such.yaml"))
+        let badFlag = try await CommandProcess.run(["serve", "--openapi", "/no/such.yaml"])
+        #expect(badFlag.status != 0 && badFlag.error.contains("/no/such.yaml"))
+    }
+}
