@@ -5,7 +5,7 @@ import PackageDescription
 // libFuzzer's; build and run them with `Fuzz/run` (see its header), never with `swift run`.
 let fuzzers = [
     "FuzzURITemplate", "FuzzURLMatcher", "FuzzRegexPrefix", "FuzzJSON", "FuzzPercentEncoding", "FuzzHeaders",
-    "FuzzStubFiles", "FuzzTemplate",
+    "FuzzStubFiles", "FuzzTemplate", "FuzzOpenAPI",
 ]
 
 let package = Package(
@@ -22,6 +22,7 @@ let package = Package(
             .executableTarget(
                 name: $0,
                 dependencies: ["FuzzSupport", .product(name: "StuntDouble", package: "StuntDouble")]
+                    + ($0 == "FuzzOpenAPI" ? [.product(name: "StuntDoubleOpenAPI", package: "StuntDouble")] : [])
             )
         }
 )

@@ -56,6 +56,18 @@ def example_mappings():
     return [open(os.path.join(folder, name), encoding="utf-8").read() for name in sorted(os.listdir(folder))]
 
 
+def openapi_documents():
+    """Our OpenAPI documents: the tests' and the conformance script's."""
+    found = []
+    for folder in [os.path.join(ROOT, "Tests", "StuntDoubleOpenAPITests", "Documents"),
+                   os.path.join(ROOT, "Scripts", "openapi-conformance.d", "documents")]:
+        for directory, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name.endswith((".yaml", ".json")):
+                    found.append(open(os.path.join(directory, name), encoding="utf-8").read())
+    return found
+
+
 def main(output):
     texts, pairs = literals()
     urls = [t for t in texts if t.startswith(("http://", "https://", "/"))]
@@ -78,6 +90,7 @@ def main(output):
         "FuzzPercentEncoding": percent,
         "FuzzStubFiles": [t for t in texts if '"request"' in t or '"mappings"' in t] + example_mappings(),
         "FuzzTemplate": [t + "\0" + b for t in texts if "{{" in t for b in ['{"name": "Ada", "items": [1, 2]}']],
+        "FuzzOpenAPI": openapi_documents() + [t for t in texts if "openapi:" in t or '"openapi"' in t],
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],

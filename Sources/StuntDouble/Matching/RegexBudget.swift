@@ -18,7 +18,7 @@ import Darwin
 /// exponentially longer. Counting steps rather than time makes the outcome the same on a fast and on a loaded
 /// machine. Whoever evaluated the stub learns of the stop through ``StoppedMatching``: the request then fails
 /// with an explanation naming the stub, rather than being answered by another stub as if this one did not match.
-enum RegexBudget {
+package enum RegexBudget {
     /// Steps between two of ICU's progress reports.
     static let stepsPerReport = 10_000
 
@@ -30,6 +30,25 @@ enum RegexBudget {
     /// Whether `expression` matches somewhere in `text` (within `range`, all of it by default), within the
     /// budget. A match that would exceed it is stopped, recorded in ``StoppedMatching`` (naming `pattern`, the
     /// expression as its author wrote it), and answers `false`.
+    /// Whether an expression matches somewhere in a text, or `nil` when finding out took more than the budget
+    /// (a pattern that backtracks catastrophically): for checks that must not hang on what a request sends.
+    package static func boundedMatch(_ expression: NSRegularExpression, in text: String) -> Bool? {
+        let range = NSRange(location: 0, length: text.utf16.count)
+        let budget = maximumProgressReports(length: range.length)
+        var found = false
+        var reports = 0
+        expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { result, flags, stop in
+            if result != nil {
+                found = true
+                stop.pointee = true
+            } else if flags.contains(.progress) {
+                reports += 1
+                if reports > budget { stop.pointee = true }
+            }
+        }
+        return reports > budget ? nil : found
+    }
+
     static func firstMatch(
         _ expression: NSRegularExpression, in text: String, range: NSRange? = nil, pattern: String? = nil
     ) -> Bool {

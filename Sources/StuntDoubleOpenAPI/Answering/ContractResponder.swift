@@ -16,7 +16,8 @@ struct Preferences: Sendable {
                 }
                 guard pair.count == 2 else { continue }
                 switch pair[0].lowercased() {
-                case "code": code = Int(pair[1])
+                // A status a response can have; anything else is no preference (and asked for, a 400).
+                case "code": code = Int(pair[1]).map { (100...599).contains($0) ? $0 : -1 }
                 case "example": example = pair[1]
                 case "dynamic": isDynamic = pair[1].lowercased() == "true"
                 default: continue
@@ -171,6 +172,9 @@ extension OpenAPIContract {
         let preferences = Preferences(request.headers)
         let response: ContractOperation.Response?
         if let code = preferences.code {
+            guard code > 0 else {
+                return preferenceProblem("Prefer: code= must name a status from 100 to 599")
+            }
             response = operation.response(for: code)
             guard response != nil else {
                 return preferenceProblem(

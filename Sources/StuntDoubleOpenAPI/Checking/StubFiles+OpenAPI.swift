@@ -162,7 +162,10 @@ extension OpenAPIContract {
                         case .number(_, let text): text
                         default: value.jsonText
                         }
-                    path += text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? text
+                    // A value is one segment: `/` in it is encoded too.
+                    var allowed = CharacterSet.urlPathAllowed
+                    allowed.remove("/")
+                    path += text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
                 }
                 path += pieces[pieces.count - 1]
             }

@@ -35,7 +35,10 @@ struct ContractCompiler {
                         method: HTTPMethod(rawValue: method), path: path, operationID: operation["operationId"]?.text,
                         parameters: merged, body: try body(operation["requestBody"]),
                         responses: try responses(operation["responses"]), security: requirements,
-                        location: documents.location(of: operation)))
+                        location: documents.location(of: operation),
+                        securityLocation: documents.location(
+                            of: operation["security"] ?? root["security"] ?? operation),
+                        pathVariables: PathTemplate.variables(in: path)))
             }
         }
         return operations

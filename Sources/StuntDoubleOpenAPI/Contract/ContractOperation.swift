@@ -95,6 +95,10 @@ struct ContractOperation: Sendable {
     /// Alternatives: one must be met; empty when the operation needs none.
     let security: [SecurityRequirement]
     let location: OpenAPISourceLocation
+    /// Where the security requirements are written: the operation's, or the document's.
+    let securityLocation: OpenAPISourceLocation
+    /// The path template's variables, in order.
+    let pathVariables: [String]
 
     /// `GET /pets/{petId} (getPet)`.
     var title: String {

@@ -46,7 +46,11 @@ public struct OpenAPIContract: Sendable {
                 "\(display): only local files are read (tests must not need the network). Download the document "
                     + "and give its path.")
         }
-        try self.init(documents: DocumentSet(mainFile: url, displayName: url.lastPathComponent), file: display)
+        self = try Self.onLargeStack {
+            () throws(OpenAPIContractError) in
+            try OpenAPIContract(
+                documents: DocumentSet(mainFile: url, displayName: url.lastPathComponent), file: display)
+        }
     }
 
     /// Compiles a document given as text (JSON or YAML); `$ref`s to other files are read from `folder`.
@@ -57,7 +61,31 @@ public struct OpenAPIContract: Sendable {
     public init(text: String, folder: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         throws(OpenAPIContractError)
     {
-        try self.init(documents: DocumentSet(text: text, name: "openapi", folder: folder), file: "openapi")
+        self = try Self.onLargeStack {
+            () throws(OpenAPIContractError) in
+            try OpenAPIContract(documents: DocumentSet(text: text, name: "openapi", folder: folder), file: "openapi")
+        }
+    }
+
+    /// Runs the reading of a document on a thread of its own with a 64 MB stack, and waits for it: parsing and
+    /// compiling recurse once per level of nesting, and a test's task may run on a thread whose stack is 512 KB.
+    private static func onLargeStack(
+        _ body: @escaping @Sendable () throws(OpenAPIContractError) -> OpenAPIContract
+    ) throws(OpenAPIContractError) -> OpenAPIContract {
+        let result = Locked<Result<OpenAPIContract, OpenAPIContractError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let outcome = Result { () throws(OpenAPIContractError) in try body() }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        thread.stackSize = 64 << 20
+        thread.start()
+        done.wait()
+        guard let outcome = result.withLock({ $0 }) else {
+            throw OpenAPIContractError("the document could not be read (its reading thread ended without a result)")
+        }
+        return try outcome.get()
     }
 
     private init(documents: DocumentSet, file: String) throws(OpenAPIContractError) {

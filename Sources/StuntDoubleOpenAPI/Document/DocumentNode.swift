@@ -75,8 +75,13 @@ struct DocumentNode: Sendable {
         return Double(text.replacingOccurrences(of: "_", with: ""))
     }
 
+    /// A number that is finite (`1e999` reads as infinity: no bound at all).
+    var finiteNumber: Double? {
+        number.flatMap { $0.isFinite ? $0 : nil }
+    }
+
     var integer: Int? {
-        guard let number, number.rounded() == number, abs(number) < 9e18 else { return nil }
+        guard let number, number.isFinite, number.rounded() == number, abs(number) < 9e18 else { return nil }
         return Int(number)
     }
 

@@ -122,13 +122,14 @@ final class DocumentSet {
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF }
         if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
             let lines = LineTable(bytes)
+            let node: JSONNode
             do {
-                let node = try JSONNode.parse(bytes)
-                return convert(node, file: file, lines: lines)
+                node = try JSONNode.parse(bytes)
             } catch {
                 let position = lines.position(of: error.offset)
                 throw OpenAPIContractError("\(name):\(position): not valid JSON: \(error.reason).")
             }
+            return try convert(node, file: file, name: name, lines: lines, depth: 0)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw OpenAPIContractError("\(name): not UTF-8 text. OpenAPI documents are JSON or YAML in UTF-8.")
@@ -137,7 +138,8 @@ final class DocumentSet {
             guard let root = try Yams.compose(yaml: text, resolver) else {
                 throw OpenAPIContractError("\(name): the file is empty.")
             }
-            return try convert(root, file: file, name: name)
+            var budget = maximumNodes
+            return try convert(root, file: file, name: name, budget: &budget, depth: 0)
         } catch let error as OpenAPIContractError {
             throw error
         } catch {
@@ -152,8 +154,15 @@ final class DocumentSet {
         return (try? core.replacing(.bool, with: "^(?:true|True|TRUE|false|False|FALSE)$")) ?? core
     }()
 
-    private static func convert(_ node: JSONNode, file: Int, lines: LineTable) -> DocumentNode {
+    private static func convert(_ node: JSONNode, file: Int, name: String, lines: LineTable, depth: Int)
+        throws(OpenAPIContractError) -> DocumentNode
+    {
         let position = lines.position(of: node.offset)
+        guard depth < maximumDepth else {
+            throw OpenAPIContractError(
+                "\(name):\(position): values nested more than \(maximumDepth) deep; no OpenAPI document needs that many."
+            )
+        }
         let kind: DocumentNode.Kind
         switch node.kind {
         case .null: kind = .scalar("null", .null)
@@ -161,16 +170,43 @@ final class DocumentSet {
         case .number(let number):
             kind = .scalar(number.text, number.text.contains(where: { ".eE".contains($0) }) ? .number : .integer)
         case .string(let string): kind = .scalar(string, .string)
-        case .array(let items): kind = .sequence(items.map { convert($0, file: file, lines: lines) })
+        case .array(let items):
+            kind = .sequence(
+                try items.map { item throws(OpenAPIContractError) in
+                    try convert(item, file: file, name: name, lines: lines, depth: depth + 1)
+                })
         case .object(let members):
-            kind = .mapping(members.map { ($0.key, convert($0.value, file: file, lines: lines)) })
+            kind = .mapping(
+                try members.map { member throws(OpenAPIContractError) in
+                    (member.key, try convert(member.value, file: file, name: name, lines: lines, depth: depth + 1))
+                })
         }
         return DocumentNode(kind: kind, file: file, line: position.line, column: position.column)
     }
 
-    private static func convert(_ node: Yams.Node, file: Int, name: String) throws(OpenAPIContractError)
-        -> DocumentNode
+    /// The most values a YAML file may expand to: aliases (`*name`) repeat what they name, and a few lines of
+    /// them nested can stand for billions of values.
+    static let maximumNodes = 2_000_000
+
+    /// The deepest nesting read. Documents are read on a thread of their own with a large stack (see
+    /// `OpenAPIContract.onLargeStack`): the YAML parser (which stops at 1,000 levels itself) and the compiler
+    /// recurse once per level.
+    static let maximumDepth = 512
+
+    private static func convert(_ node: Yams.Node, file: Int, name: String, budget: inout Int, depth: Int)
+        throws(OpenAPIContractError) -> DocumentNode
     {
+        guard depth < maximumDepth else {
+            throw OpenAPIContractError(
+                "\(name):\(node.mark?.description ?? "1:1"): values nested more than \(maximumDepth) deep; no OpenAPI document needs "
+                    + "that many.")
+        }
+        budget -= 1
+        guard budget >= 0 else {
+            throw OpenAPIContractError(
+                "\(name): the document expands to more than \(maximumNodes) values (YAML aliases repeating aliases?); "
+                    + "write the repeated parts once, in components, and refer to them with $ref.")
+        }
         let line = node.mark?.line ?? 0
         let column = node.mark?.column ?? 0
         let kind: DocumentNode.Kind
@@ -193,19 +229,19 @@ final class DocumentSet {
             var members: [(key: String, value: DocumentNode)] = []
             members.reserveCapacity(mapping.count)
             for (key, value) in mapping {
-                members.append((key.string ?? "", try convert(value, file: file, name: name)))
+                members.append(
+                    (key.string ?? "", try convert(value, file: file, name: name, budget: &budget, depth: depth + 1)))
             }
             kind = .mapping(members)
         case .sequence(let sequence):
             var items: [DocumentNode] = []
             for item in sequence {
-                items.append(try convert(item, file: file, name: name))
+                items.append(try convert(item, file: file, name: name, budget: &budget, depth: depth + 1))
             }
             kind = .sequence(items)
         case .alias:
-            throw OpenAPIContractError(
-                "\(name):\(line):\(column): YAML aliases (*name) are not supported: write the value out, or use a "
-                    + "$ref.")
+            // Yams puts what an alias names in its place; one left is an alias of no anchor.
+            throw OpenAPIContractError("\(name):\(line):\(column): a YAML alias (*name) that names no anchor.")
         }
         return DocumentNode(kind: kind, file: file, line: line, column: column)
     }

@@ -8,6 +8,8 @@ struct PatternSampler {
     private var position = 0
     private var random: SeededGenerator
     private var output = ""
+    /// Atoms left to write: `(((){10000}){10000}){10000}` writes nothing a trillion times.
+    private var steps = 0
 
     init(pattern: String, random: SeededGenerator) {
         scalars = Array(pattern.unicodeScalars)
@@ -17,6 +19,7 @@ struct PatternSampler {
     mutating func sample() -> String? {
         position = 0
         output = ""
+        steps = 0
         guard alternation(depth: 0) else { return nil }
         return position == scalars.count ? output : nil
     }
@@ -78,7 +81,9 @@ struct PatternSampler {
             case "*": (low, high) = (0, 3); position += 1
             case "+": (low, high) = (1, 3); position += 1
             case "{":
-                guard let (from, to) = readBraces() else { return false }
+                guard let (from, to) = readBraces(), from >= 0, to >= from, from <= Self.maximumLength else {
+                    return false
+                }
                 (low, high) = (from, min(to, from + 3))
             default: break
             }
@@ -88,7 +93,10 @@ struct PatternSampler {
         let count = low + Int(random.next() % UInt64(high - low + 1))
         for _ in 0..<count {
             position = start
-            guard emitAtom(until: atomEnd, depth: depth) else { return false }
+            // `((a{1000}){1000}){1000}` would be a billion characters: give up instead.
+            guard output.unicodeScalars.count <= Self.maximumLength, emitAtom(until: atomEnd, depth: depth) else {
+                return false
+            }
         }
         position = afterQuantifier
         return true
@@ -141,7 +149,8 @@ struct PatternSampler {
     }
 
     private mutating func emitAtom(until end: Int, depth: Int) -> Bool {
-        guard let scalar = current else { return false }
+        steps += 1
+        guard steps <= 100_000, let scalar = current else { return false }
         switch scalar {
         case "\\":
             guard position + 1 < scalars.count else { return false }
@@ -208,6 +217,9 @@ struct PatternSampler {
     private mutating func emit(from choices: [Unicode.Scalar]) {
         output.unicodeScalars.append(choices[Int(random.next() % UInt64(choices.count))])
     }
+
+    /// The longest sample made; longer patterns fall back to a plain string.
+    static let maximumLength = 10_000
 
     private static let word = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_".unicodeScalars)
 }

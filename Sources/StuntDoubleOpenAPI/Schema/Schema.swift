@@ -84,6 +84,8 @@ final class Schema: @unchecked Sendable {
     var maxItems: Int?
     var uniqueItems = false
     var properties: [(name: String, schema: Int)] = []
+    /// `patternProperties`: members whose names match.
+    var patternProperties: [(pattern: RegexBox, schema: Int)] = []
     var required: [String] = []
     var additional = Additional.allowed
     var minProperties: Int?
@@ -117,8 +119,10 @@ struct RegexBox: @unchecked Sendable {
     // NSRegularExpression is immutable and documented thread-safe.
     let expression: NSRegularExpression
 
+    /// Whether the text matches; a pattern that backtracks past the budget on this text counts as a match
+    /// (a rule that cannot be decided in time is not held against a request).
     func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        RegexBudget.boundedMatch(expression, in: text) ?? true
     }
 }
 

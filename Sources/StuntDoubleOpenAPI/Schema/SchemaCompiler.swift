@@ -64,8 +64,8 @@ final class SchemaCompiler {
             for name in typeNode.items.isEmpty ? [typeNode] : typeNode.items {
                 guard let text = name.string, let type = SchemaTypes(name: text) else {
                     throw OpenAPIContractError(
-                        "\(documents.location(of: name)): \"\(name.text ?? "?")\" is not a JSON Schema type (object, "
-                            + "array, string, number, integer, boolean, null).")
+                        "\(documents.location(of: name)): \(name.text.map { "\"\($0)\"" } ?? "this value") is not a JSON "
+                            + "Schema type (object, array, string, number, integer, boolean, null).")
                 }
                 types.insert(type)
             }
@@ -82,23 +82,23 @@ final class SchemaCompiler {
         }
         if let constant = node["const"] { schema.constant = constant.value }
         schema.format = node["format"]?.text
-        schema.minimum = node["minimum"]?.number
-        schema.maximum = node["maximum"]?.number
+        schema.minimum = node["minimum"]?.finiteNumber
+        schema.maximum = node["maximum"]?.finiteNumber
         if let exclusive = node["exclusiveMinimum"] {
             if let flag = exclusive.bool {
                 if flag { schema.exclusiveMinimum = schema.minimum; schema.minimum = nil }
             } else {
-                schema.exclusiveMinimum = exclusive.number
+                schema.exclusiveMinimum = exclusive.finiteNumber
             }
         }
         if let exclusive = node["exclusiveMaximum"] {
             if let flag = exclusive.bool {
                 if flag { schema.exclusiveMaximum = schema.maximum; schema.maximum = nil }
             } else {
-                schema.exclusiveMaximum = exclusive.number
+                schema.exclusiveMaximum = exclusive.finiteNumber
             }
         }
-        schema.multipleOf = node["multipleOf"]?.number.flatMap { $0 > 0 ? $0 : nil }
+        schema.multipleOf = node["multipleOf"]?.finiteNumber.flatMap { $0 > 0 ? $0 : nil }
         schema.minLength = node["minLength"]?.integer
         schema.maxLength = node["maxLength"]?.integer
         if let patternNode = node["pattern"], let pattern = patternNode.text {
@@ -129,6 +129,21 @@ final class SchemaCompiler {
         for member in node["properties"]?.members ?? [] {
             schema.properties.append((member.key, try compile(member.value)))
         }
+        for member in node["patternProperties"]?.members ?? [] {
+            if let expression = try? NSRegularExpression(pattern: member.key) {
+                schema.patternProperties.append(
+                    (RegexBox(source: member.key, expression: expression), try compile(member.value)))
+            } else {
+                warnings.append(
+                    "\(documents.location(of: member.value)): patternProperties \"\(member.key)\" is not a regular "
+                        + "expression this platform reads; members it would name are checked as additionalProperties.")
+            }
+        }
+        for keyword in Self.unsupported where node[keyword] != nil {
+            warnings.append(
+                "\(documents.location(of: node[keyword] ?? node)): \(keyword) is not checked (StuntDouble does not support "
+                    + "it yet); values are checked against the schema's other keywords.")
+        }
         schema.required = node["required"]?.items.compactMap(\.text) ?? []
         if let additional = node["additionalProperties"] {
             if let flag = additional.bool {
@@ -149,6 +164,7 @@ final class SchemaCompiler {
                 guard let reference = member.value.text else { continue }
                 let target =
                     reference.contains("#") || reference.contains("/") || reference.hasSuffix(".yaml")
+                        || reference.hasSuffix(".yml") || reference.hasSuffix(".json")
                     ? reference : "#/components/schemas/\(reference)"
                 let resolved = try documents.resolve(target, from: member.value.file, at: member.value)
                 mapping[member.key] = try compile(resolved, name: target.split(separator: "/").last.map(String.init))
@@ -164,6 +180,12 @@ final class SchemaCompiler {
         }
         if let value = node["default"] { schema.defaultValue = value.value }
     }
+
+    /// Keywords that validate but are not checked yet: each one in a document is a warning.
+    private static let unsupported = [
+        "propertyNames", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas", "if",
+        "unevaluatedItems", "$dynamicRef",
+    ]
 
     private func compileList(_ node: DocumentNode?) throws(OpenAPIContractError) -> [Int] {
         guard let node else { return [] }

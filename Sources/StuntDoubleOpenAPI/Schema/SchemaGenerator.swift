@@ -9,6 +9,11 @@ struct SchemaGenerator {
     /// Draw enum members and `oneOf` branches at random (Prism's dynamic mode) rather than the first.
     let isDynamic: Bool
     var random: SeededGenerator
+    /// Values left to make for one answer: nested arrays of a thousand items each would be a billion.
+    private var remaining = 100_000
+    /// String bytes left to make for one answer (a thousand strings of `minLength: 1000000` would be a
+    /// gigabyte).
+    private var remainingBytes = 16 << 20
 
     init(table: SchemaTable, direction: ValueDirection, seed: UInt64, isDynamic: Bool) {
         self.table = table
@@ -22,6 +27,9 @@ struct SchemaGenerator {
     }
 
     private mutating func generate(_ index: Int, depth: Int) -> SchemaValue {
+        // A schema that is its own item or reference, all the way down: stop somewhere.
+        guard depth < 64, remaining > 0 else { return .null }
+        remaining -= 1
         let schema = table[index]
         if !isDynamic, let example = schema.example { return example }
         if let constant = schema.constant { return constant }
@@ -113,7 +121,7 @@ struct SchemaGenerator {
             if depth > 24 { continue }
             members.append((name, generate(property, depth: depth + 1)))
         }
-        let minimum = schema.minProperties ?? 0
+        let minimum = min(schema.minProperties ?? 0, Self.maximumCount)
         if members.count < minimum, case .schema(let additional) = schema.additional {
             for number in members.count..<minimum {
                 members.append(("property\(number + 1)", generate(additional, depth: depth + 1)))
@@ -126,6 +134,8 @@ struct SchemaGenerator {
         var count = max(schema.minItems ?? 1, schema.prefixItems.count)
         if let maximum = schema.maxItems { count = min(count, maximum) }
         if depth > 6 { count = schema.minItems ?? 0 }
+        // A schema asking for a million items gets a thousand: an answer, not a hang.
+        count = min(max(count, 0), Self.maximumCount, remaining)
         var items: [SchemaValue] = []
         for position in 0..<count {
             if position < schema.prefixItems.count {
@@ -150,7 +160,9 @@ struct SchemaGenerator {
 
     private mutating func string(_ schema: Schema) -> String {
         let draw = random.next()
-        if let format = schema.format, let sample = StringFormats.sample(format, random: isDynamic ? draw : 42) {
+        if let format = schema.format, let sample = StringFormats.sample(format, random: isDynamic ? draw : 42),
+            fits(sample, schema), schema.pattern.map({ $0.matches(sample) }) ?? true
+        {
             return sample
         }
         if let pattern = schema.pattern {
@@ -159,10 +171,13 @@ struct SchemaGenerator {
                 if let text = sampler.sample(), pattern.matches(text), fits(text, schema) { return text }
             }
         }
-        let minimum = schema.minLength ?? 0
-        let maximum = schema.maxLength ?? max(minimum, 24)
+        let minimum = min(max(schema.minLength ?? 0, 0), Self.maximumLength)
+        let maximum = max(schema.maxLength ?? max(minimum, 24), 0)
         var text = isDynamic ? Self.words[Int(draw % UInt64(Self.words.count))] : "string"
-        while text.count < minimum { text += "x" }
+        if text.count < minimum {
+            text += String(repeating: "x", count: max(0, min(minimum, remainingBytes) - text.count))
+        }
+        remainingBytes -= text.utf8.count
         if text.count > maximum { text = String(text.prefix(maximum)) }
         return text
     }
@@ -171,6 +186,10 @@ struct SchemaGenerator {
         let length = text.unicodeScalars.count
         return length >= (schema.minLength ?? 0) && length <= (schema.maxLength ?? .max)
     }
+
+    /// The most items or members made for one array or object, and the longest string.
+    static let maximumCount = 1_000
+    static let maximumLength = 1 << 20
 
     private static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
 

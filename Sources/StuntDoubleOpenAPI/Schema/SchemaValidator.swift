@@ -31,19 +31,59 @@ struct SchemaValidator {
     let direction: ValueDirection
     /// At most this many violations are reported for one value.
     var limit = 20
+    /// The schema steps one value may take, shared by the tries of `oneOf` and `anyOf` (a recursive `oneOf`
+    /// of `allOf`s tries both branches at every level: without a bound, 2^30 steps for a value 30 deep).
+    private let steps = StepBudget(limit: 200_000)
+
+    /// Steps left, by reference: every copy of a validator (and every try) spends the same ones; and what each
+    /// try found, by schema and place in the value, so that no part of a value is tried against a schema twice
+    /// (a recursive `oneOf` of `allOf`s would otherwise try both branches at every level: 2^40 tries for a value
+    /// 40 deep).
+    private final class StepBudget {
+        var remaining: Int
+        var exhausted = false
+        var tried: [String: Bool] = [:]
+
+        init(limit: Int) {
+            remaining = limit
+        }
+    }
+
+    init(table: SchemaTable, direction: ValueDirection) {
+        self.table = table
+        self.direction = direction
+    }
 
     func validate(_ value: SchemaValue, against index: Int, at location: String) -> [OpenAPIViolation] {
         var found: [OpenAPIViolation] = []
         check(value, index, location, &found, depth: 0)
+        if steps.exhausted, found.isEmpty {
+            found.append(
+                OpenAPIViolation(
+                    rule: "complexity", location: location,
+                    message: "checking took more than 200,000 steps (a recursive oneOf or anyOf?); the value was "
+                        + "not checked whole",
+                    documentLocation: table[index].location))
+        }
         return found
     }
 
     /// Whether a value passes a schema, without collecting why not.
-    func admits(_ value: SchemaValue, _ index: Int, depth: Int) -> Bool {
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - index: The schema.
+    ///   - location: Where the value is in the value first given (so that each part of it is tried against each
+    ///     schema once).
+    ///   - depth: How deep the check is.
+    /// - Returns: Whether the value passes.
+    func admits(_ value: SchemaValue, _ index: Int, at location: String, depth: Int) -> Bool {
+        let key = "\(index) \(location)"
+        if let known = steps.tried[key] { return known }
         var limited = self
         limited.limit = 1
         var found: [OpenAPIViolation] = []
-        limited.check(value, index, "", &found, depth: depth)
+        limited.check(value, index, location, &found, depth: depth)
+        steps.tried[key] = found.isEmpty
         return found.isEmpty
     }
 
@@ -59,7 +99,16 @@ struct SchemaValidator {
     private func check(
         _ value: SchemaValue, _ index: Int, _ location: String, _ found: inout [OpenAPIViolation], depth: Int
     ) {
-        guard found.count < limit, depth < 128 else { return }
+        guard found.count < limit, !steps.exhausted else { return }
+        steps.remaining -= 1
+        if steps.remaining < 0 {
+            steps.exhausted = true
+            return
+        }
+        guard depth < 128 else {
+            report(&found, "depth", location, "nested deeper than 128 schemas; not checked further", table[index])
+            return
+        }
         let schema = table[index]
         if schema.isNullable, case .null = value { return }
         if let reference = schema.reference {
@@ -91,14 +140,14 @@ struct SchemaValidator {
         for part in schema.allOf {
             check(value, part, location, &found, depth: depth + 1)
         }
-        if !schema.anyOf.isEmpty, !schema.anyOf.contains(where: { admits(value, $0, depth: depth + 1) }) {
+        if !schema.anyOf.isEmpty, !schema.anyOf.contains(where: { admits(value, $0, at: location, depth: depth + 1) }) {
             report(
                 &found, "anyOf", location, "\(value.excerpt) matches none of the \(schema.anyOf.count) schemas", schema)
         }
         if !schema.oneOf.isEmpty {
             checkOneOf(value, schema, location, &found, depth: depth)
         }
-        if let not = schema.not, admits(value, not, depth: depth + 1) {
+        if let not = schema.not, admits(value, not, at: location, depth: depth + 1) {
             report(&found, "not", location, "\(value.excerpt) matches a schema it must not", schema)
         }
     }
@@ -179,7 +228,9 @@ struct SchemaValidator {
             report(&found, "maxItems", location, "\(items.count) items, more than \(maximum)", schema)
         }
         if schema.uniqueItems {
-            for (index, item) in items.enumerated() where items[..<index].contains(item) {
+            // By canonical text (members sorted, numbers by value): linear, where comparing pairs was quadratic.
+            var seen = Set<String>()
+            for (index, item) in items.enumerated() where !seen.insert(item.canonicalText).inserted {
                 report(&found, "uniqueItems", "\(location)[\(index)]", "\(item.excerpt) appears twice", schema)
                 break
             }
@@ -223,6 +274,12 @@ struct SchemaValidator {
                     )
                 }
                 check(value, property, memberLocation, &found, depth: depth + 1)
+            } else if !schema.patternProperties.isEmpty,
+                case let matching = schema.patternProperties.filter({ $0.pattern.matches(name) }), !matching.isEmpty
+            {
+                for pattern in matching {
+                    check(value, pattern.schema, memberLocation, &found, depth: depth + 1)
+                }
             } else {
                 switch schema.additional {
                 case .allowed: break
@@ -254,7 +311,7 @@ struct SchemaValidator {
                 "\"\(name)\" names none of the schemas (\(mapping.keys.sorted().joined(separator: ", ")))", schema)
             return
         }
-        let matching = schema.oneOf.filter { admits(value, $0, depth: depth + 1) }.count
+        let matching = schema.oneOf.filter { admits(value, $0, at: location, depth: depth + 1) }.count
         if matching == 0 {
             // One branch only: its violations say more than "matches none".
             if schema.oneOf.count == 1 {

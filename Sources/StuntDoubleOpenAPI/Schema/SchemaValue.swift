@@ -94,6 +94,19 @@ enum SchemaValue: Sendable, Equatable {
         }
     }
 
+    /// JSON text that equal values share: object members sorted by name, numbers written from their value.
+    var canonicalText: String {
+        switch self {
+        case .null, .bool, .string: jsonText
+        case .number(let value, _): value.isFinite ? JSONText.format(value) : "null"
+        case .array(let items): "[" + items.map(\.canonicalText).joined(separator: ",") + "]"
+        case .object(let members):
+            "{"
+                + members.sorted { $0.0 < $1.0 }.map { SchemaValue.string($0.0).jsonText + ":" + $0.1.canonicalText }
+                .joined(separator: ",") + "}"
+        }
+    }
+
     /// A short excerpt for messages.
     var excerpt: String {
         let text = jsonText

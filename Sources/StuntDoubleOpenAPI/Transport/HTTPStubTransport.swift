@@ -99,6 +99,17 @@ public struct HTTPStubTransport: ClientTransport {
             }
             if let error = plan.error { throw error }
             guard let planned = plan.response else { throw URLError(.badServerResponse) }
+            // What HTTP cannot carry (a status outside 100-999, a control character in a header) the server
+            // refuses to send; a client here would trap on it.
+            if let problem = planned.wireProblem {
+                throw HTTPStubberError(
+                    code: .invalidResponse, message: "\(plan.stub) answers what HTTP cannot carry: \(problem)")
+            }
+            guard (0...999).contains(planned.statusCode.rawValue) else {
+                throw HTTPStubberError(
+                    code: .invalidResponse,
+                    message: "\(plan.stub) answers status \(planned.statusCode.rawValue), which HTTP cannot carry.")
+            }
             var response = HTTPResponse(status: .init(code: planned.statusCode.rawValue))
             for field in planned.headers {
                 if let name = HTTPField.Name(field.name.rawValue) {

@@ -94,9 +94,15 @@ struct ParameterDecoder {
     }
 
     /// A query or cookie parameter's value, or `nil` when it is not there.
-    func queryValue(_ pairs: [(name: String, value: String)], _ parameter: ContractOperation.Parameter)
-        -> SchemaValue?
-    {
+    /// - Parameters:
+    ///   - pairs: The query's (or cookies') pairs.
+    ///   - parameter: The parameter.
+    ///   - others: The names of the operation's other parameters in the same place, which an exploded object
+    ///     does not take as its members.
+    /// - Returns: The value, or `nil` when the request does not send the parameter.
+    func queryValue(
+        _ pairs: [(name: String, value: String)], _ parameter: ContractOperation.Parameter, others: Set<String> = []
+    ) -> SchemaValue? {
         let shape = shape(of: parameter.schema)
         if parameter.style == "deepObject" {
             let prefix = parameter.name + "["
@@ -110,10 +116,16 @@ struct ParameterDecoder {
         }
         if shape == .object, parameter.explode, parameter.style == "form", let schema = parameter.schema {
             // Each property is a parameter of its own: `?role=admin&firstName=Alex`.
+            // Members: the schema's properties, or any other pair when it takes more (additionalProperties).
+            let target = table[schema].reference ?? schema
+            let takesOthers: Bool =
+                if case .forbidden = table[target].additional { false } else { true }
             var members: [(String, SchemaValue)] = []
-            for pair in pairs {
-                if let property = table.propertySchema(pair.name, of: schema), !isNamedElsewhere(pair.name) {
+            for pair in pairs where !others.contains(pair.name) {
+                if let property = table.propertySchema(pair.name, of: schema) {
                     members.append((pair.name, scalar(pair.value, property)))
+                } else if takesOthers {
+                    members.append((pair.name, .string(pair.value)))
                 }
             }
             return members.isEmpty ? nil : .object(members)
@@ -128,7 +140,8 @@ struct ParameterDecoder {
         case .primitive:
             return scalar(values[0], parameter.schema)
         case .array:
-            if parameter.explode && parameter.style == "form" { return array(values, parameter.schema) }
+            // Exploded, every style repeats the name (`id=3&id=4`).
+            if parameter.explode { return array(values, parameter.schema) }
             let separator: Character =
                 switch parameter.style {
                 case "spaceDelimited": " "
@@ -147,23 +160,26 @@ struct ParameterDecoder {
         }
     }
 
-    private func isNamedElsewhere(_ name: String) -> Bool { false }
-
     /// A form body (`application/x-www-form-urlencoded`) as the object its schema describes: a property whose
     /// schema is an array takes every value of its name (`tag=a&tag=b`, or `tag=a,b`), any other its first.
     func formObject(_ pairs: [(name: String, value: String)], schema: Int) -> SchemaValue {
-        var members: [(String, SchemaValue)] = []
-        for (index, pair) in pairs.enumerated() where !pairs[..<index].contains(where: { $0.name == pair.name }) {
-            let property = table.propertySchema(pair.name, of: schema)
-            if shape(of: property) == .array {
-                let values = pairs.filter { $0.name == pair.name }.map(\.value)
-                let items = values.count == 1 ? values[0].split(separator: ",").map(String.init) : values
-                members.append((pair.name, array(items, property)))
-            } else {
-                members.append((pair.name, scalar(pair.value, property)))
-            }
+        // Grouped once, in the order first seen (looking back for each pair was quadratic in a body's pairs).
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for pair in pairs {
+            if values[pair.name] == nil { order.append(pair.name) }
+            values[pair.name, default: []].append(pair.value)
         }
-        return .object(members)
+        return .object(
+            order.map { name in
+                let property = table.propertySchema(name, of: schema)
+                let all = values[name] ?? []
+                if shape(of: property) == .array {
+                    let items = all.count == 1 ? all[0].split(separator: ",").map(String.init) : all
+                    return (name, array(items, property))
+                }
+                return (name, scalar(all.first ?? "", property))
+            })
     }
 
     func scalar(_ text: String, _ schema: Int?) -> SchemaValue {

@@ -118,7 +118,8 @@ extension OpenAPIContract {
         }
         return OpenAPIViolation(
             rule: "security", location: "security",
-            message: "no credentials: send " + wanted.joined(separator: ", or "), documentLocation: operation.location)
+            message: "no credentials: send " + wanted.joined(separator: ", or "),
+            documentLocation: operation.securityLocation)
     }
 
     // MARK: - Parameters
@@ -132,18 +133,25 @@ extension OpenAPIContract {
         let queryPairs = ParameterDecoder.queryPairs(query)
         let cookies = ParameterDecoder.cookies(request.headers[.cookie])
         var violations: [OpenAPIViolation] = []
+        // The path's variables by this operation's own names (templates that share a segment share one node of
+        // the router, named after the first).
+        let values = zip(operation.pathVariables, variables.map(\.1))
         for parameter in operation.parameters {
             let location = "\(parameter.place.rawValue).\(parameter.name)"
+            // OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored.
+            if parameter.place == .header, Self.ignoredHeaders.contains(parameter.name.lowercased()) { continue }
+            let others = Set(
+                operation.parameters.filter { $0.place == parameter.place && $0.name != parameter.name }.map(\.name))
             let value: SchemaValue?
             switch parameter.place {
             case .path:
-                value = variables.first { $0.0 == parameter.name }.map { decoder.pathValue($0.1, parameter) }
+                value = values.first { $0.0 == parameter.name }.map { decoder.pathValue($0.1, parameter) }
             case .header:
                 value = request.headers[HTTPHeaders.Name(rawValue: parameter.name)].map {
                     decoder.pathValue($0[...], parameter)
                 }
-            case .query: value = decoder.queryValue(queryPairs, parameter)
-            case .cookie: value = decoder.queryValue(cookies, parameter)
+            case .query: value = decoder.queryValue(queryPairs, parameter, others: others)
+            case .cookie: value = decoder.queryValue(cookies, parameter, others: others)
             }
             guard let value else {
                 if parameter.isRequired {
@@ -160,6 +168,8 @@ extension OpenAPIContract {
         }
         return violations
     }
+
+    private static let ignoredHeaders: Set<String> = ["accept", "content-type", "authorization"]
 
     // MARK: - Body
 

@@ -90,7 +90,8 @@ extension OpenAPIContract {
             } catch {
                 violations.append(
                     OpenAPIViolation(
-                        rule: "json", location: "body", message: "not JSON: \(error.reason) at byte \(error.offset)",
+                        rule: "json", location: "body",
+                        message: "not JSON: \(error.reason) at \(LineTable(Array(body)).position(of: error.offset))",
                         documentLocation: media.location))
                 return violations
             }
