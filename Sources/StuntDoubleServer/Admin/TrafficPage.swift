@@ -118,7 +118,7 @@ enum TrafficPage {
               const td = cell(detail, "");
               td.colSpan = 7;
               const pre = document.createElement("pre");
-              pre.className = "report";
+              pre.className = "report violations";
               pre.textContent = event.contractViolations.join("\n");
               td.appendChild(pre);
             }

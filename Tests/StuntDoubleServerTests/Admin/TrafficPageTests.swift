@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import StuntDouble
+import StuntDoubleOpenAPI
 import StuntDoubleServer
 import TestSupport
 import Testing
@@ -67,5 +68,25 @@ import Testing
             ], "\(result.output)\(result.error)")
         let png = try Data(contentsOf: screenshot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
+    func aStubsAnswerThatBreaksTheOpenAPIDocumentShowsUnderItsRequest() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest(name: "stale note").match(URL: "/api/notes/2").stub(for: .get, json: #"{"id": "two"}"#))
+        var configuration = HTTPStubServer.Configuration()
+        configuration.openAPI = [OpenAPIServing(contract: try OpenAPIContract(text: OpenAPIServingTests.document))]
+        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        let baseURL = try await server.start()
+        _ = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/api/notes/2"), timeout: .seconds(30))
+        let result = try await ChildProcess.run(
+            Self.scripts.appendingPathComponent("traffic-page-check").path,
+            [baseURL.absoluteString, "--expect-violation", "body.id: expected integer, found string"],
+            timeout: .seconds(120))
+        await server.stop()
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("ok: a broken answer shows body.id: expected integer"), "\(result.output)")
     }
 }

@@ -93,8 +93,9 @@ import Testing
         try await withStubServer(stubber: stubber, configuration: configuration) { base in
             let (response, body) = try await fetch(base.appendingPathComponent("api/notes/2"))
             #expect(response.status == .ok && body == #"{"id": "two"}"#)  // the stub still answers
-            let (events, _) = try await fetch(base.appendingPathComponent("__admin/requests"))
+            let (events, json) = try await fetch(base.appendingPathComponent("__admin/requests"))
             #expect(events.status == .ok)
+            #expect(json.contains(#""contractViolations": ["#) && json.contains(#""body.id: expected integer"#), "\(json)")
         }
         let entry = try #require(stubber.journal.first)
         #expect(entry.contractViolations.count == 2)
