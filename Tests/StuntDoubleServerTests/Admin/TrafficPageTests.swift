@@ -74,7 +74,8 @@ import Testing
     func aStubsAnswerThatBreaksTheOpenAPIDocumentShowsUnderItsRequest() async throws {
         let stubber = HTTPStubber()
         stubber.add(
-            stub: HTTPStubRequest(name: "stale note").match(URL: "/api/notes/2").stub(for: .get, json: #"{"id": "two"}"#))
+            stub: HTTPStubRequest(name: "stale note").match(URL: "/api/notes/2").stub(
+                for: .get, json: #"{"id": "two"}"#))
         var configuration = HTTPStubServer.Configuration()
         configuration.openAPI = [OpenAPIServing(contract: try OpenAPIContract(text: OpenAPIServingTests.document))]
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)

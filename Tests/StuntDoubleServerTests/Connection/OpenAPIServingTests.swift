@@ -95,7 +95,8 @@ import Testing
             #expect(response.status == .ok && body == #"{"id": "two"}"#)  // the stub still answers
             let (events, json) = try await fetch(base.appendingPathComponent("__admin/requests"))
             #expect(events.status == .ok)
-            #expect(json.contains(#""contractViolations": ["#) && json.contains(#""body.id: expected integer"#), "\(json)")
+            #expect(
+                json.contains(#""contractViolations": ["#) && json.contains(#""body.id: expected integer"#), "\(json)")
         }
         let entry = try #require(stubber.journal.first)
         #expect(entry.contractViolations.count == 2)
