@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import StuntDouble
+
+/// What every connection of a server shares.
+final class ServerCore: Sendable {
+    let stubber: HTTPStubber
+    let configuration: HTTPStubServer.Configuration
+    /// `host:port` as bound, for requests that name no host.
+    let authority = NIOLockedValueBox("127.0.0.1")
+    /// `host:port` of the HTTPS listener, for its requests that name no host.
+    let httpsAuthority = NIOLockedValueBox("127.0.0.1")
+    let connections = ConnectionTracker()
+
+    /// The mappings the admin API manages.
+    let store: MappingStore
+    /// The admin API, when it is on; set once, before the server starts.
+    var admin: AdminAPI? { adminBox.withLockedValue { $0 } }
+    /// Whether the admin API is on (read for every request, without a lock).
+    let hasAdmin: Bool
+    /// Whether OpenAPI documents check stubs' responses (so that the log reports what they break).
+    let checksContracts: Bool
+    let adminBox = NIOLockedValueBox<AdminAPI?>(nil)
+    /// Journal entry number → the client's address, for the admin API.
+    let clients = NIOLockedValueBox([Int: String]())
+    /// A delay added to every stubbed response (the admin API's `fixedDelay` setting).
+    let globalDelay = NIOLockedValueBox(Duration.zero)
+    /// What `POST /__admin/shutdown` does.
+    let shutdown = NIOLockedValueBox(ShutdownHook())
+    /// The client for upstreams (the server-wide one, and proxying stubs'), while the server runs.
+    var proxy: UpstreamProxy? { proxyBox.withLockedValue { $0 } }
+    let proxyBox = NIOLockedValueBox<UpstreamProxy?>(nil)
+    /// Sends stubs' webhooks, and keeps what became of them.
+    let webhooks: WebhookSender
+    /// The admin API's recording.
+    let recorder = Recorder()
+    /// What upstreams answered to proxied requests, for the admin API's recordings and snapshots.
+    let proxiedExchanges = ProxiedExchanges()
+
+    struct ShutdownHook: Sendable {
+        var run: (@Sendable () async -> Void)?
+    }
+
+    init(stubber: HTTPStubber, configuration: HTTPStubServer.Configuration) {
+        self.stubber = stubber
+        self.configuration = configuration
+        hasAdmin = configuration.isAdminAPIEnabled
+        checksContracts = !configuration.openAPI.isEmpty
+        webhooks = WebhookSender(logger: configuration.logger)
+        store = MappingStore(
+            stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
+            templating: configuration.responseTemplating)
+    }
+
+    var logger: Logger { configuration.logger }
+
+    /// The admin API asked the server to stop.
+    func shutdownRequested() async {
+        await shutdown.withLockedValue { $0 }.run?()
+    }
+
+    /// A request target as the log shows it: the values of query parameters that hold secrets (the admin
+    /// token, and those a recording redacts) replaced by `REDACTED`.
+    func loggedTarget(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        var secret: Set<String> = ["token"]
+        if let recording = stubber.recording {
+            secret.formUnion(recording.options.redactedQueryParameters)
+        }
+        let query = target[target.index(after: mark)...]
+        var pairs: [Substring] = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let decoded = String(name).removingPercentEncoding ?? String(name)
+            pairs.append(secret.contains(decoded) && pair.contains("=") ? name + "=REDACTED" : pair)
+        }
+        return target[...mark] + pairs.joined(separator: "&")
+    }
+
+    /// Remembers a request's client address, forgetting those the journal no longer holds. The admin API names
+    /// `127.0.0.1` for a request it has no address of: that one is not recorded.
+    func recordClient(_ address: String, entry: Int) {
+        guard address != "127.0.0.1" else { return }
+        let capacity = stubber.journalCapacity
+        clients.withLockedValue { clients in
+            clients[entry] = address
+            clients[entry - capacity - 1] = nil
+        }
+    }
+
+    /// Sets up a new connection's pipeline. An HTTPS listener's starts with TLS, then speaks HTTP/2 when the
+    /// client chose it by ALPN (each stream with a handler of its own), else HTTP/1.1.
+    func configure(_ channel: any Channel, tls: NIOSSLContext? = nil) -> EventLoopFuture<Void> {
+        guard let tls else {
+            return channel.eventLoop.makeCompletedFuture { try configureHTTP1(channel, isSecure: false) }
+        }
+        let connectionGuard = SecureConnectionGuard(idleTimeout: configuration.idleTimeout)
+        do {
+            try channel.pipeline.syncOperations.addHandler(connectionGuard)
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        let guardOnLoop = NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
+        connections.add(channel)
+        let settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maximumHeaderSize),
+        ]
+        return channel.configureHTTP2SecureUpgrade(
+            h2ChannelConfigurator: { channel in
+                guardOnLoop.value.negotiatedHTTP2()
+                return channel.configureHTTP2Pipeline(
+                    mode: .server, initialLocalSettings: settings,
+                    inboundStreamInitializer: { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try self.configureStream(stream)
+                            // Streams run on their connection's event loop.
+                            guardOnLoop.value.streamOpened()
+                            stream.closeFuture.whenComplete { _ in guardOnLoop.value.streamClosed() }
+                        }
+                    }
+                ).map { _ in }
+            },
+            http1ChannelConfigurator: { channel in
+                guardOnLoop.value.negotiatedHTTP1()
+                return channel.eventLoop.makeCompletedFuture {
+                    try self.configureHTTP1(channel, isSecure: true, tracked: true)
+                }
+            })
+    }
+
+    /// An HTTP/1.1 connection's pipeline (after TLS, on the HTTPS listener).
+    private func configureHTTP1(_ channel: any Channel, isSecure: Bool, tracked: Bool = false) throws {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = configuration.maximumHeaderSize
+        limits.maxHeaderFieldSize = configuration.maximumHeaderSize
+        let operations = channel.pipeline.syncOperations
+        // SwiftNIO parses requests; the handler writes responses as bytes itself (`ResponseWire`) and answers
+        // pipelined requests in turn. A stub's response is checked once, when it is prepared
+        // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
+        // server's own headers escape what they quote (`HeaderText`).
+        try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: isSecure))
+        if !tracked { connections.add(channel) }
+    }
+
+    /// An HTTP/2 stream's pipeline: the stream's frames as HTTP/1 parts, the stub handler, and its bytes back
+    /// into parts (`HTTP1WireToStreamParts`).
+    private func configureStream(_ stream: any Channel) throws {
+        let operations = stream.pipeline.syncOperations
+        try operations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+        try operations.addHandler(HTTP1WireToStreamParts())
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: true))
+    }
+}
