@@ -159,4 +159,17 @@ struct HostileInputTests {
         let bomb = #expect(throws: OpenAPIContractError.self) { try OpenAPIContract(text: yaml) }
         #expect(bomb?.message.contains("expands to more than") == true, "\(String(describing: bomb))")
     }
+
+    @Test("A chain of 5,000 schemas, each naming the next, compiles (the compiler once recursed per $ref)")
+    func longReferenceChain() throws {
+        let count = 5_000
+        let schemas = (0..<count).map { index in
+            ##""S\##(index)": {"type": "object", "properties": {"id": {"type": "integer"}, "next": {"$ref": "#/components/schemas/S\##((index + 1) % count)"}}}"##
+        }
+        let paths =
+            ##"{"/first": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}}}}}"##
+        let stubber = try stubber(Self.document(paths: paths, schemas: "{" + schemas.joined(separator: ",") + "}"))
+        let plan = try stubber.response(for: try request(.get, "http://h/first"))
+        #expect(plan.status == 200 && plan.text.hasPrefix(##"{"id":0,"next":{"id":0"##))
+    }
 }

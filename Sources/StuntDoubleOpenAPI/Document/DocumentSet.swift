@@ -57,6 +57,24 @@ final class DocumentSet {
     func resolve(_ reference: String, from file: Int, at location: DocumentNode) throws(OpenAPIContractError)
         -> DocumentNode
     {
+        // The same `$ref` is written many times (every operation naming its schema): walked once per file.
+        let key = ResolvedKey(file: file, reference: reference)
+        if let known = resolved[key] { return known }
+        let node = try walk(reference, from: file, at: location)
+        resolved[key] = node
+        return node
+    }
+
+    private struct ResolvedKey: Hashable {
+        let file: Int
+        let reference: String
+    }
+
+    private var resolved: [ResolvedKey: DocumentNode] = [:]
+
+    private func walk(_ reference: String, from file: Int, at location: DocumentNode) throws(OpenAPIContractError)
+        -> DocumentNode
+    {
         let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? ""
         let fragment = parts.count > 1 ? String(parts[1]) : ""

@@ -22,27 +22,47 @@ final class SchemaCompiler {
         self.isVersion30 = isVersion30
     }
 
+    /// Schemas given an index but not yet filled in, and whether a `compile` call is filling them.
+    private var pending: [(schema: Schema, node: DocumentNode)] = []
+    private var isDraining = false
+
     /// Compiles a schema node (or returns the index it already has).
+    ///
+    /// A schema met inside another (a property, an item, a `$ref`'s target) gets its index at once and is
+    /// filled in later, from a work list: compiling never recurses, so a chain of 5,000 `$ref`s (each schema
+    /// naming the next) compiles on any stack.
     func compile(_ node: DocumentNode, name: String? = nil) throws(OpenAPIContractError) -> Int {
         let place = Place(file: node.file, line: node.line, column: node.column)
         if let index = indexByPlace[place] { return index }
         let index = table.schemas.count
         indexByPlace[place] = index
-        var schema = Schema(location: documents.location(of: node))
+        let schema = Schema(location: documents.location(of: node))
         schema.name = name
         table.schemas.append(schema)
+        pending.append((schema, node))
+        guard !isDraining else { return index }
+        isDraining = true
+        defer {
+            isDraining = false
+            pending.removeAll()
+        }
+        while let (next, nextNode) = pending.popLast() {
+            try fillIn(next, from: nextNode)
+        }
+        return index
+    }
+
+    private func fillIn(_ schema: Schema, from node: DocumentNode) throws(OpenAPIContractError) {
         if let bool = node.bool {
             // `true` admits anything, `false` nothing (3.1).
             if !bool { schema.not = try compileAnything(at: node) }
-            table.schemas[index] = schema
-            return index
+            return
         }
         guard node.isMapping else {
             throw OpenAPIContractError("\(schema.location): a schema must be an object (or true/false in 3.1).")
         }
-        try fill(&schema, from: node)
-        table.schemas[index] = schema
-        return index
+        var filled = schema
+        try fill(&filled, from: node)
     }
 
     private func compileAnything(at node: DocumentNode) throws(OpenAPIContractError) -> Int {
