@@ -62,10 +62,3 @@ extension HTTPResponsePlan {
 
     var status: Int { response?.statusCode.rawValue ?? -1 }
 }
-
-extension HTTPStubber {
-    /// The plan for a request, or the error's text as a 599 stand-in.
-    func plan(_ request: HTTPIncomingRequest) -> HTTPResponsePlan? {
-        try? response(for: request)
-    }
-}

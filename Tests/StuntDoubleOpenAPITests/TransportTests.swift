@@ -79,8 +79,13 @@ struct TransportTests {
         response.responseTime = .withSpeed(.kilobitsPerSecond(320))
         stubber.add(
             stub: HTTPStubRequest().match(URL: "https://api.shop.test/v2/slow").stub(for: .get, response: response))
-        let (_, text) = try await send(HTTPStubTransport(stubber: stubber), .get, "/slow")
-        #expect(text == payload)
+        let (_, body) = try await HTTPStubTransport(stubber: stubber).send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/slow"), body: nil, baseURL: base,
+            operationID: "slow")
+        var chunks: [ArraySlice<UInt8>] = []
+        for try await chunk in try #require(body) { chunks.append(chunk) }
+        #expect(chunks.count > 1)
+        #expect(String(decoding: chunks.joined(), as: UTF8.self) == payload)
     }
 
     @Test("A stub's error is thrown to the client")

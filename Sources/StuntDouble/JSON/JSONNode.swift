@@ -149,6 +149,8 @@ extension JSONNode {
     package static func object(_ members: [(String, JSONNode)]) -> JSONNode {
         JSONNode(kind: .object(members.map { Member(key: $0.0, value: $0.1) }))
     }
+    /// A string as JSON text, quoted and escaped.
+    package static func quoted(_ text: String) -> String { JSONValue.string(text).description }
     /// A string, or `null` for `nil`.
     package static func string(orNull text: String?) -> JSONNode { text.map(string) ?? .null }
 

@@ -27,13 +27,13 @@ package enum RegexBudget {
         100 + length / 500
     }
 
-    /// Whether `expression` matches somewhere in `text` (within `range`, all of it by default), within the
-    /// budget. A match that would exceed it is stopped, recorded in ``StoppedMatching`` (naming `pattern`, the
-    /// expression as its author wrote it), and answers `false`.
-    /// Whether an expression matches somewhere in a text, or `nil` when finding out took more than the budget
-    /// (a pattern that backtracks catastrophically): for checks that must not hang on what a request sends.
-    package static func boundedMatch(_ expression: NSRegularExpression, in text: String) -> Bool? {
-        let range = NSRange(location: 0, length: text.utf16.count)
+    /// Whether an expression matches somewhere in a text (within `range`, all of it by default), or `nil` when
+    /// finding out took more than the budget (a pattern that backtracks catastrophically): for checks that must
+    /// not hang on what a request sends.
+    package static func boundedMatch(_ expression: NSRegularExpression, in text: String, range: NSRange? = nil)
+        -> Bool?
+    {
+        let range = range ?? NSRange(location: 0, length: text.utf16.count)
         let budget = maximumProgressReports(length: range.length)
         var found = false
         var reports = 0
@@ -49,32 +49,20 @@ package enum RegexBudget {
         return reports > budget ? nil : found
     }
 
+    /// Whether `expression` matches somewhere in `text` (within `range`, all of it by default), within the
+    /// budget. A match that would exceed it is stopped, recorded in ``StoppedMatching`` (naming `pattern`, the
+    /// expression as its author wrote it), and answers `false`.
     static func firstMatch(
         _ expression: NSRegularExpression, in text: String, range: NSRange? = nil, pattern: String? = nil
     ) -> Bool {
-        let range = range ?? NSRange(location: 0, length: text.utf16.count)
-        let budget = maximumProgressReports(length: range.length)
-        var found = false
-        var reports = 0
-        expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { result, flags, stop in
-            if result != nil {
-                found = true
-                stop.pointee = true
-            } else if flags.contains(.progress) {
-                reports += 1
-                if reports > budget {
-                    stop.pointee = true
-                }
-            }
-        }
-        if reports > budget {
-            StoppedMatching.record(
-                "its regular expression /\(pattern ?? expression.pattern)/ took more than \(budget * stepsPerReport) steps on "
-                    + "\"\(Similarity.excerpt(text, limit: 80))\" (it backtracks catastrophically: a nested "
-                    + "repetition such as (a+)+ on a text that almost matches)")
-            return false
-        }
-        return found
+        if let found = boundedMatch(expression, in: text, range: range) { return found }
+        let length = range?.length ?? text.utf16.count
+        StoppedMatching.record(
+            "its regular expression /\(pattern ?? expression.pattern)/ took more than "
+                + "\(maximumProgressReports(length: length) * stepsPerReport) steps on "
+                + "\"\(Similarity.excerpt(text, limit: 80))\" (it backtracks catastrophically: a nested "
+                + "repetition such as (a+)+ on a text that almost matches)")
+        return false
     }
 }
 

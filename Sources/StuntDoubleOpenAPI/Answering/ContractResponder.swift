@@ -137,15 +137,9 @@ extension OpenAPIContract {
         } else {
             body = problem
         }
-        let bytes: Data
-        if case .string(let text) = body, !MediaTypes.isJSON(contentType) {
-            bytes = Data(text.utf8)
-        } else {
-            bytes = Data(body.jsonText.utf8)
-        }
         return HTTPStubResponse(
             statusCode: HTTPStatusCode(rawValue: code), contentType: HTTPContentType(rawValue: contentType),
-            body: bytes, headers: headers)
+            body: Self.bytes(of: body, as: contentType), headers: headers)
     }
 
     /// The response an operation declares for a refusal, as Prism picks it: the status itself (for a body that
@@ -227,15 +221,9 @@ extension OpenAPIContract {
             value = media.examples.first?.value ?? media.example ?? .null
         }
         let contentType = media.name.contains("*") ? "application/json" : media.name
-        let body: Data
-        if case .string(let text) = value, !MediaTypes.isJSON(contentType) {
-            body = Data(text.utf8)
-        } else {
-            body = Data(value.jsonText.utf8)
-        }
         return HTTPStubResponse(
             statusCode: HTTPStatusCode(rawValue: status), contentType: HTTPContentType(rawValue: contentType),
-            body: body, headers: headers)
+            body: Self.bytes(of: value, as: contentType), headers: headers)
     }
 
     private func preferenceProblem(_ detail: String) -> HTTPStubResponse {
@@ -255,6 +243,12 @@ extension OpenAPIContract {
         return HTTPStubResponse(
             statusCode: HTTPStatusCode(rawValue: 400), contentType: "application/problem+json",
             body: Data(body.jsonText.utf8))
+    }
+
+    /// A value as a body of a media type: a string as its text for text types, JSON otherwise.
+    private static func bytes(of value: SchemaValue, as contentType: String) -> Data {
+        if case .string(let text) = value, !MediaTypes.isJSON(contentType) { return Data(text.utf8) }
+        return Data(value.jsonText.utf8)
     }
 
     private static func headerText(_ value: SchemaValue) -> String {

@@ -107,9 +107,13 @@ struct PathRouter: Sendable {
                     current = existing.node
                 } else {
                     nodes.append(Node())
-                    nodes[current].patterns.append((pieces, variables, nodes.count - 1))
-                    // More literal text first: `{id}.json` before `{id}`.
-                    nodes[current].patterns.sort { $0.pieces.joined().count > $1.pieces.joined().count }
+                    // More literal text first: `{id}.json` before `{id}` (inserted in place: sorting on every insert
+                    // was quadratic in a node's templates).
+                    let literal = pieces.reduce(0) { $0 + $1.count }
+                    let place =
+                        nodes[current].patterns.firstIndex { $0.pieces.reduce(0) { $0 + $1.count } < literal }
+                        ?? nodes[current].patterns.endIndex
+                    nodes[current].patterns.insert((pieces, variables, nodes.count - 1), at: place)
                     current = nodes.count - 1
                 }
             }

@@ -86,38 +86,12 @@ struct DocumentNode: Sendable {
     }
 
     /// The node as JSON text, members in the order written.
-    var jsonText: String {
-        var output = ""
-        writeJSON(to: &output)
-        return output
-    }
+    var jsonText: String { value.jsonText }
 
-    func writeJSON(to output: inout String) {
-        switch kind {
-        case .scalar(let text, let type):
-            switch type {
-            case .string: JSONText.appendString(text, to: &output)
-            case .integer, .number: output += JSONText.number(text)
-            case .bool: output += text.lowercased() == "true" ? "true" : "false"
-            case .null: output += "null"
-            }
-        case .mapping(let members):
-            output += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                JSONText.appendString(member.key, to: &output)
-                output += ":"
-                member.value.writeJSON(to: &output)
-            }
-            output += "}"
-        case .sequence(let items):
-            output += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
-                item.writeJSON(to: &output)
-            }
-            output += "]"
-        }
+    /// A YAML number as JSON writes it (`0x1F` is 31), with its value read from that.
+    private static func number(fromYAML text: String) -> SchemaValue {
+        let json = JSONText.number(text)
+        return .number(Double(json) ?? .nan, text: json)
     }
 
     /// The node as a value to validate (examples, defaults).
@@ -126,7 +100,7 @@ struct DocumentNode: Sendable {
         case .scalar(let text, let type):
             switch type {
             case .string: .string(text)
-            case .integer, .number: .number(number ?? .nan, text: JSONText.number(text))
+            case .integer, .number: Self.number(fromYAML: text)
             case .bool: .bool(text.lowercased() == "true")
             case .null: .null
             }
@@ -139,24 +113,7 @@ struct DocumentNode: Sendable {
 /// Writing JSON text.
 enum JSONText {
     static func appendString(_ string: String, to output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        output += "\""
+        output += JSONNode.quoted(string)
     }
 
     /// A YAML number written as JSON (`+1` -> `1`, `0x1F` -> `31`, `.5` -> `0.5`).

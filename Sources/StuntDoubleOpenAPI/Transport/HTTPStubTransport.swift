@@ -75,27 +75,19 @@ public struct HTTPStubTransport: ClientTransport {
         case .unmatched(let report):
             throw HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report)
         case .passThrough(let reason):
-            guard let upstream else {
-                throw HTTPStubberError(
-                    code: .notStubbed,
-                    message: "\(request.method) \(request.path ?? "/") is not stubbed: \(reason). HTTPStubTransport "
-                        + "has no upstream transport to send it to: stub it, or give one.")
-            }
-            let (response, responseBody) = try await upstream.send(
-                request, body: body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operationID)
-            return (response, responseBody, 0)
+            return try await forward(
+                request, body: body, baseURL: baseURL, operationID: operationID,
+                otherwise:
+                    "\(request.method) \(request.path ?? "/") is not stubbed: \(reason). HTTPStubTransport has no "
+                    + "upstream transport to send it to: stub it, or give one.")
         case .stub(let plan):
             try await Task.sleep(until: start + plan.responseDeadline, clock: .continuous)
             if plan.proxy != nil {
-                guard let upstream else {
-                    throw HTTPStubberError(
-                        code: .notStubbed,
-                        message: "\(plan.stub) proxies \(request.method) \(request.path ?? "/"); HTTPStubTransport has "
-                            + "no upstream transport to send it to.")
-                }
-                let (response, responseBody) = try await upstream.send(
-                    request, body: body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operationID)
-                return (response, responseBody, 0)
+                return try await forward(
+                    request, body: body, baseURL: baseURL, operationID: operationID,
+                    otherwise:
+                        "\(plan.stub) proxies \(request.method) \(request.path ?? "/"); HTTPStubTransport has no "
+                        + "upstream transport to send it to.")
             }
             if let error = plan.error { throw error }
             guard let planned = plan.response else { throw URLError(.badServerResponse) }
@@ -143,6 +135,16 @@ public struct HTTPStubTransport: ClientTransport {
                 bodyData.count
             )
         }
+    }
+
+    /// Sends a request the stubber lets through to the upstream transport, or throws `notStubbed` saying why.
+    private func forward(
+        _ request: HTTPRequest, body: Data?, baseURL: URL, operationID: String, otherwise message: String
+    ) async throws -> (HTTPResponse, HTTPBody?, Int) {
+        guard let upstream else { throw HTTPStubberError(code: .notStubbed, message: message) }
+        let (response, responseBody) = try await upstream.send(
+            request, body: body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operationID)
+        return (response, responseBody, 0)
     }
 
     /// The request's URL: the base URL's, with the request's path and query after it.
