@@ -127,7 +127,7 @@ extension ResponsePlayer {
     // MARK: - Running the timeline
 
     var elapsed: Double {
-        Double(DispatchTime.now().uptimeNanoseconds &- startTime.uptimeNanoseconds) / 1e9
+        Double(clock.now() &- startTime) / 1e9
     }
 
     /// Performs every step that is due, then schedules a wake-up for the next one.
@@ -149,7 +149,7 @@ extension ResponsePlayer {
     /// timer keeps nothing alive until its deadline.
     func schedule(after wait: Double) {
         timer?.cancel()
-        let deadline = startTime + (elapsed + wait)
+        let deadline = startTime &+ UInt64((elapsed + wait) * 1e9)
         let queue = workQueue
         let work = DispatchWorkItem { [weak self] in
             guard let self else { return }
@@ -160,7 +160,7 @@ extension ResponsePlayer {
             }
         }
         timer = work
-        Self.timers.asyncAfter(deadline: deadline, execute: work)
+        clock.schedule(deadline, work)
     }
 
     /// Performs one action; the lock is held, so `stopLoading` cannot interleave with a client call.

@@ -38,6 +38,8 @@ final class ResponsePlayer: @unchecked Sendable {
     /// The task's work queue, read once in `startLoading` (on that queue).
     let workQueue: DispatchQueue?
     let timeout: Double
+    /// The clock the timeline is played on: the system's, or a test's.
+    let clock: DeliveryClock
     /// The request as the caller made it, whose settings (timeout, cache policy) relayed requests keep.
     let original: URLRequest
     let lock = NSLock()
@@ -48,7 +50,8 @@ final class ResponsePlayer: @unchecked Sendable {
     var finished = false
     /// Seconds after the start at which a suspended task paused, or `nil`.
     var pausedAt: Double?
-    var startTime = DispatchTime.now()
+    /// When the exchange began on `clock` (moved on by the time a suspended task spent paused).
+    var startTime: UInt64
     var timer: DispatchWorkItem?
     var relayTask: URLSessionDataTask?
     /// The URL of the request being answered (changes with redirects), for timeout errors.
@@ -79,6 +82,9 @@ final class ResponsePlayer: @unchecked Sendable {
         let timeout = Self.timeout(of: request, configured: context.session?.configuration.timeoutIntervalForRequest)
         self.timeout = timeout
         self.timeline = ExchangeTimeline(timeout: timeout)
+        let clock = stubber.deliveryClock
+        self.clock = clock
+        self.startTime = clock.now()
         self.currentURL = request.url
     }
 
@@ -265,7 +271,7 @@ final class ResponsePlayer: @unchecked Sendable {
         let resumed = lock.withLock { () -> Bool in
             guard let pausedAt, !stopped, !finished else { return false }
             // Move the start so that the time spent suspended does not count.
-            startTime = .now() - pausedAt
+            startTime = clock.now() &- UInt64(pausedAt * 1e9)
             self.pausedAt = nil
             return true
         }

@@ -54,6 +54,12 @@ public final class HTTPStubber: Sendable {
     let state = Locked(State())
     /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
     let usage: Locked<StubUsage>
+    /// The clock URLSession delivery plays timelines on: the system's, or one a test moves by hand.
+    var deliveryClock: DeliveryClock {
+        get { clockSlot.withLock { $0 } }
+        set { clockSlot.withLock { $0 = newValue } }
+    }
+    private let clockSlot = Locked(DeliveryClock.system)
     /// The URLProtocol class of the sessions made from this stubber (see `ProtocolClasses`), made when first
     /// needed: the class stays in memory for the life of the process (about 1 KB), and a stubber used only
     /// through `HTTPStubSession` or directly never needs one.

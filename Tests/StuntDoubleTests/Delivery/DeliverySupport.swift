@@ -17,6 +17,7 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     private let streamedBody: Data?
     private let redirect: @Sendable (URLRequest) -> URLRequest?
+    private let onChunk: @Sendable (_ count: Int, _ task: URLSessionDataTask) -> Void
     private let lock = NSLock()
     private var chunksStorage: [Chunk] = []
     private var responseStorage: URLResponse?
@@ -29,9 +30,14 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// - Parameters:
     ///   - streamedBody: The body a streamed upload asks for, or `nil` to give none.
     ///   - redirect: The request to follow for a proposed redirect, or `nil` to refuse it; follows by default.
-    init(streamedBody: Data? = nil, redirect: @escaping @Sendable (URLRequest) -> URLRequest? = { $0 }) {
+    ///   - onChunk: Called on the delegate queue after each body chunk is kept, with how many have arrived.
+    init(
+        streamedBody: Data? = nil, redirect: @escaping @Sendable (URLRequest) -> URLRequest? = { $0 },
+        onChunk: @escaping @Sendable (_ count: Int, _ task: URLSessionDataTask) -> Void = { _, _ in }
+    ) {
         self.streamedBody = streamedBody
         self.redirect = redirect
+        self.onChunk = onChunk
     }
 
     /// The redirects the delegate was asked about: status and proposed target.
@@ -79,7 +85,11 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.withLock { chunksStorage.append(Chunk(data: data, time: .now)) }
+        let count = lock.withLock {
+            chunksStorage.append(Chunk(data: data, time: .now))
+            return chunksStorage.count
+        }
+        onChunk(count, dataTask)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -90,6 +100,9 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         waiting?.resume(returning: error)
     }
+
+    /// Whether the task has completed.
+    var isComplete: Bool { lock.withLock { completion != nil } }
 
     /// Waits for the task to complete; returns its error.
     func completed() async -> (any Error)? {

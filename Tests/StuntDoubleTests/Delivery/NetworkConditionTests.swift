@@ -1,7 +1,8 @@
 import Foundation
-import StuntDouble
 import TestSupport
 import Testing
+
+@testable import StuntDouble
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -127,26 +128,52 @@ import FoundationNetworking
         #expect(secondsSince(start) < 120, "well before the 300-second delay: the cancellation did not wait for it")
     }
 
-    @Test func cancellingMidThrottleStopsDelivery() async throws {
+    /// The delegate cancels when the second chunk arrives, on a clock the test moves 50 ms at a time with the
+    /// session's queues drained in between: exactly two chunks arrive, whatever the machine's load.
+    @Test(
+        .enabled(if: sessionWorkQueueIsVisible, "needs FoundationNetworking's work queue to drain"),
+        .timeLimit(.minutes(1)))
+    func cancellingMidThrottleStopsDelivery() async throws {
+        let clock = ManualDeliveryClock()
         let stubber = HTTPStubber()
+        stubber.deliveryClock = clock.clock
+        let arrived = Signal()
         stubber.add(
-            stub: HTTPStubRequest().stub(for: .get) {
-                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 2_000))  // 100 B per 50 ms, 20 s
-                $0.body = Data(repeating: 1, count: 40_000)
-            })
-        let delegate = RecordingDelegate()
-        let task = stubber.session(delegate: delegate).dataTask(with: URL(string: "https://a.test/big")!)
+            stub: HTTPStubRequest().stub(
+                for: .get,
+                responseProvider: { _, _ in
+                    arrived.fire()
+                    let response = HTTPStubResponse()
+                    response.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 2_000))  // 100 B/50 ms
+                    response.body = Data(repeating: 1, count: 40_000)  // 400 chunks, 20 s
+                    return response
+                }))
+        let delegate = RecordingDelegate(onChunk: { count, task in
+            if count == 2 { task.cancel() }
+        })
+        let session = stubber.session(delegate: delegate)
+        let task = session.dataTask(with: URL(string: "https://a.test/big")!)
         task.resume()
-        while delegate.chunks.count < 2 {
-            try await Task.sleep(for: .milliseconds(20))
+        await arrived.wait()  // startLoading is running
+        task.drainWorkQueue()
+        task.drainWorkQueue()  // the player's first turn has run: the head is out, the first chunk's timer set
+        #expect(clock.pendingTimers == 1)
+        var ticks = 0
+        while !delegate.isComplete, ticks < 400 {
+            clock.advance(by: 0.05)
+            task.drainWorkQueue()
+            await session.drainDelegateQueue()
+            task.drainWorkQueue()  // the cancellation's stopLoading, when the delegate has just cancelled
+            ticks += 1
         }
-        task.cancel()
         let error = await delegate.completed()
         #expect((error as? URLError)?.code == .cancelled)
-        let received = delegate.chunks.count
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(delegate.chunks.count == received, "no chunk after the cancellation")
-        #expect(received < 400, "the body (400 chunks over 20 s) was not all delivered")
+        #expect(delegate.chunks.count == 2, "the chunk that cancelled was the last")
+        #expect(clock.pendingTimers == 0, "cancelling stops the timer")
+        clock.advance(by: 30)
+        task.drainWorkQueue()
+        await session.drainDelegateQueue()
+        #expect(delegate.chunks.count == 2, "nothing after the cancellation, in the 20 s the body would have taken")
     }
 
     @Test func cancellingBeforeTheResponse() async throws {

@@ -10,13 +10,18 @@ import FoundationNetworking
 
 /// Suspending, resuming, cancelling and timing out, at every stage, including requests relayed to the network.
 @Suite struct LifecycleTests {
-    /// Needs the test's suspend() to reach the session within 6 seconds of the request. With the whole suite
-    /// running on 2 cores, requests were seen to wait 2 s for the session's queue and a 0.4 s sleep to last
-    /// 2.6 s (3 s was not enough); under ThreadSanitizer's slowdown it is not true (`.ci/run` skips it there).
-    @Test func aSuspendedTaskPausesAndResumesItsResponseOnce() async throws {
+    /// On a clock the test moves (`ManualDeliveryClock`), with the session's work queue drained between steps, so
+    /// the outcome never depends on how fast a loaded machine is: the task is suspended 2 s into a 6-second
+    /// delay, stays suspended for a minute of the clock, and its answer comes 4 s after it resumes, once.
+    @Test(
+        .enabled(if: sessionWorkQueueIsVisible, "needs FoundationNetworking's work queue to drain"),
+        .timeLimit(.minutes(1)))
+    func aSuspendedTaskPausesAndResumesItsResponseOnce() async throws {
+        let clock = ManualDeliveryClock()
         let stubber = HTTPStubber()
-        let arrived = Signal()
+        stubber.deliveryClock = clock.clock
         let calls = SharedValue(0)
+        let arrived = Signal()
         stubber.add(
             stub: HTTPStubRequest().stub(
                 for: .get,
@@ -24,26 +29,40 @@ import FoundationNetworking
                     calls.increment()
                     arrived.fire()
                     let response = HTTPStubResponse()
-                    // Long enough that the test's suspend() reaches the session first even on a loaded machine
-                    // (the suspension and the delivery go through the same serial queue, in order).
                     response.responseTime = .delayedBy(6)
                     response.body = Data("once".utf8)
                     return response
                 }))
         let delegate = RecordingDelegate()
-        let task = stubber.session(delegate: delegate).dataTask(with: URL(string: "https://a.test/")!)
-        let start = ContinuousClock.now
+        let session = stubber.session(delegate: delegate)
+        let task = session.dataTask(with: URL(string: "https://a.test/")!)
         task.resume()
-        await arrived.wait()
+        await arrived.wait()  // startLoading is running (after the session's cache lookup, on another queue)
+        task.drainWorkQueue()  // it has ended, having queued the player's first turn
+        task.drainWorkQueue()  // which has set the timer for the head, 6 s on
+        #expect(calls.value == 1)
+        #expect(clock.pendingTimers == 1)
+        clock.advance(by: 2)
         task.suspend()
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(delegate.responseCount == 0, "nothing arrives while suspended")
+        task.drainWorkQueue()  // stopLoading has run: paused 2 s in
+        #expect(clock.pendingTimers == 0, "suspending cancels the timer")
+        clock.advance(by: 60)
+        task.drainWorkQueue()
+        await session.drainDelegateQueue()
+        #expect(delegate.responseCount == 0, "nothing arrives while suspended, however long")
+
         task.resume()
+        task.drainWorkQueue()  // startLoading again: the player continues from 2 s
+        #expect(clock.pendingTimers == 1)
+        clock.advance(by: 3.9)
+        task.drainWorkQueue()
+        await session.drainDelegateQueue()
+        #expect(delegate.responseCount == 0, "4 s were left when it paused: not due 3.9 s after resuming")
+        clock.advance(by: 0.2)
         #expect(await delegate.completed() == nil)
         #expect(delegate.responseCount == 1)
         #expect(String(decoding: delegate.body, as: UTF8.self) == "once")
         #expect(calls.value == 1, "the stub answered once: resuming does not ask it again")
-        #expect(secondsSince(start) >= 6.4, "6 s of delay plus 0.4 s suspended")
     }
 
     @Test func aSecondResumeDoesNotAnswerTwice() async throws {
