@@ -130,6 +130,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                // SHA-256 of the bodies the response matrix downloads.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Loopback servers for tests that reach a network: one that answers, one that never does.

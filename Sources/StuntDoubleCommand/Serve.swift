@@ -48,13 +48,26 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many threads serve connections. Default: one per processor core.")
     var threads: Int?
 
+    @Option(help: "Seconds a connection may stay open with no request in progress before it closes.")
+    var idleTimeout = 60.0
+
     @Option(
         help: """
-            Seconds a connection may wait for the client (between requests, or within a request's body) \
-            before it closes.
+            Seconds a request's body may go without a byte arriving before the server answers 408 and closes \
+            the connection (nginx's client_body_timeout: between two reads, so a slow but steady upload is never \
+            cut).
             """
     )
-    var idleTimeout = 60.0
+    var bodyTimeout = 60.0
+
+    @Option(
+        help: """
+            Seconds a response may go without the client taking any of it before the server closes the \
+            connection (nginx's send_timeout: between two writes, so a slow reader, or one that pauses, still gets \
+            all of a large body).
+            """
+    )
+    var sendTimeout = 60.0
 
     @Flag(
         help: """
@@ -131,12 +144,17 @@ struct Serve: AsyncParsableCommand {
             }
             (folder, display) = (examples, "examples")
         }
-        guard idleTimeout > 0, idleTimeout.isFinite else {
-            throw ValidationError("--idle-timeout must be a number of seconds above 0.")
+        for (flag, value) in [
+            ("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout), ("--send-timeout", sendTimeout),
+        ]
+        where !(value > 0 && value.isFinite && value < 1e9) {
+            throw ValidationError("\(flag) must be a number of seconds above 0 (it is \(value)).")
         }
         var configuration = HTTPStubServer.Configuration(
             host: host, port: port, maximumRequestBodySize: maxBodySize, idleTimeout: .seconds(idleTimeout),
             threads: threads)
+        configuration.requestBodyTimeout = .seconds(bodyTimeout)
+        configuration.sendTimeout = .seconds(sendTimeout)
         configuration.logger = Logger(label: "stuntdouble")
         admin.apply(to: &configuration)
         journal.apply(to: &configuration)

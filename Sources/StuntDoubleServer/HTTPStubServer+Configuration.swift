@@ -26,6 +26,15 @@ extension HTTPStubServer {
         /// How long a connection may stay open with no request in progress before the server closes it. 60
         /// seconds by default.
         public var idleTimeout: Duration
+        /// How long a request's body may go without a byte arriving before the server answers `408 Request
+        /// Timeout` and closes the connection, as nginx's `client_body_timeout`: the time between two reads, not
+        /// for the whole body, so a slow but steady upload is never cut. 60 seconds by default (nginx's).
+        public var requestBodyTimeout: Duration = .seconds(60)
+        /// How long a response may go without the client taking any of it before the server gives up and closes
+        /// the connection, as nginx's `send_timeout`: the time between two writes the client takes, not for the
+        /// whole response, so a slow reader, or one that pauses, still gets all of a large body. 60 seconds by
+        /// default (nginx's).
+        public var sendTimeout: Duration = .seconds(60)
         /// How many threads serve connections; the number of processor cores by default.
         public var threads: Int
         /// Where the server logs: one line per request at `info`, details at `debug`. Silent by default.
@@ -105,6 +114,8 @@ extension HTTPStubServer {
             if maximumRequestBodySize < 0 { return "maximumRequestBodySize is negative; use 0 or more bytes" }
             if maximumHeaderSize < 64 { return "maximumHeaderSize is \(maximumHeaderSize); use 64 bytes or more" }
             if idleTimeout <= .zero { return "idleTimeout must be above zero" }
+            if requestBodyTimeout <= .zero { return "requestBodyTimeout must be above zero" }
+            if sendTimeout <= .zero { return "sendTimeout must be above zero" }
             if threads < 1 { return "threads is \(threads); use 1 or more" }
             if let adminToken, adminToken.isEmpty { return "adminToken is empty; give a token, or nil for none" }
             if let journalCapacity, journalCapacity < 0 {

@@ -42,6 +42,8 @@ final class ServerCore: Sendable {
     let recorder = Recorder()
     /// What upstreams answered to proxied requests, for the admin API's recordings and snapshots.
     let proxiedExchanges = ProxiedExchanges()
+    /// The limits and timeouts every connection keeps (its state machine's).
+    let connectionLimits: ConnectionStateMachine.Limits
 
     struct ShutdownHook: Sendable {
         var run: (@Sendable () async -> Void)?
@@ -53,6 +55,11 @@ final class ServerCore: Sendable {
         hasAdmin = configuration.isAdminAPIEnabled
         checksContracts = !configuration.openAPI.isEmpty
         webhooks = WebhookSender(logger: configuration.logger)
+        connectionLimits = ConnectionStateMachine.Limits(
+            maximumRequestBodySize: configuration.maximumRequestBodySize,
+            maximumHeaderSize: configuration.maximumHeaderSize, idleTimeout: TimeAmount(configuration.idleTimeout),
+            bodyTimeout: TimeAmount(configuration.requestBodyTimeout),
+            sendTimeout: TimeAmount(configuration.sendTimeout))
         store = MappingStore(
             stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
             templating: configuration.responseTemplating)

@@ -4,7 +4,9 @@ import NIOHTTP1
 import StuntDouble
 
 /// One response being written to a connection: its head, its body, what is due when (a stub's `ResponseSteps`),
-/// and how far writing has got. Lives on the connection's event loop.
+/// and how far writing has got. The connection's `ConnectionStateMachine` writes it; the handler prepares it
+/// (from a stub's plan, the admin API's answer, an upstream's) and records how it ended. Lives on the
+/// connection's event loop, and holds no channel.
 final class Playback {
     enum Kind {
         /// A response.
@@ -58,15 +60,21 @@ final class Playback {
     /// How much of the chunk due next has been written (a large chunk goes out in pieces).
     var chunkOffset = 0
     var bytesWritten = 0
+    /// How much of a proxied body its head declared and has not come yet.
+    private var upstreamRemaining: Int?
+    /// How the body is framed on the wire.
+    private(set) var framing = ResponseWire.Framing.contentLength
     /// A proxied body's parts, as the upstream sent them, waiting for the socket.
     var upstreamParts: [ByteBuffer] = []
     /// How many bytes `upstreamParts` holds.
     var upstreamBacklog = 0
     /// Holds the upstream back while the client is slow to read what came already (a proxied response's).
     private(set) var upstreamFlow: UpstreamFlow?
-    var isWaitingForWritability = false
     var isFinished = false
-    var timer: Scheduled<Void>?
+    /// What cut the response short, when something did.
+    var endError: (any Error)?
+    /// When a proxying stub forwards its request (after its delay), or `nil` when it forwards at once or does not.
+    var upstreamStart: NIODeadline?
     /// The webhooks of the stub that answered, sent once the response has been: its mapping's, and the request.
     var webhooks: (specs: [WebhookSpec], request: HTTPIncomingRequest)?
 
@@ -77,17 +85,12 @@ final class Playback {
         self.received = received
     }
 
-    /// The playback of an admin call's answer, which is not journaled.
-    init(adminRequestHead: HTTPRequestHead) {
+    /// The playback of an admin call's answer (or the server's own), which is not journaled.
+    init(adminRequestHead: HTTPRequestHead, receivedAt: NIODeadline) {
         requestHead = adminRequestHead
         entry = nil
-        receivedAt = .now()
+        self.receivedAt = receivedAt
         received = .now
-    }
-
-    func cancel() {
-        timer?.cancel()
-        timer = nil
     }
 
     /// The moment `time` after the request was received (a time of `steps`).
@@ -141,9 +144,8 @@ final class Playback {
         }
     }
 
-    /// Prepares a stub's plan.
-    func prepare(_ plan: HTTPResponsePlan, core: ServerCore) {
-        let shift = core.globalDelay.withLockedValue { $0 }
+    /// Prepares a stub's plan, every step moved by `shift` (the admin API's global `fixedDelay`).
+    func prepare(_ plan: HTTPResponsePlan, shift: Duration = .zero) {
         answer = .stub(plan.stub, note: nil)
         switch plan.action {
         case .fail(let error):
@@ -195,20 +197,31 @@ final class Playback {
         return flow
     }
 
-    /// The upstream's head arrived.
+    /// The upstream's head arrived. When it declares its body's length (or has none), the body is complete once
+    /// that many bytes have come, whenever the upstream's end comes: on an HTTP/2 stream the last byte ends the
+    /// stream, and an HTTP/1.1 connection can take its next request.
     func receiveUpstreamHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders) {
         setHead(status: status, headers: headers, closes: WireHead.saysClose(headers))
         headReady = true
+        if !sendsBody {
+            bodyComplete = true
+        } else if framing == .contentLength, let length = headers.first(name: "content-length").flatMap({ Int($0) }) {
+            upstreamRemaining = length
+            if length == 0 { bodyComplete = true }
+        }
     }
 
-    /// More of the upstream's body arrived; past the backlog a slow client may have, the upstream waits.
+    /// More of the upstream's body arrived (beyond its declared length, dropped: it cannot be sent).
     func receiveUpstreamBody(_ part: ByteBuffer) {
-        guard sendsBody else { return }
+        guard sendsBody, !bodyComplete else { return }
+        var part = part
+        if let remaining = upstreamRemaining {
+            if part.readableBytes > remaining { part = part.getSlice(at: part.readerIndex, length: remaining)! }
+            upstreamRemaining = remaining - part.readableBytes
+            if upstreamRemaining == 0 { bodyComplete = true }
+        }
         upstreamParts.append(part)
         upstreamBacklog += part.readableBytes
-        if upstreamBacklog > StubRequestHandler.upstreamBacklog {
-            upstreamFlow?.close()
-        }
     }
 
     /// The upstream ended its body.
@@ -257,6 +270,7 @@ final class Playback {
 
     private func setHead(_ encoded: ByteBuffer, framing: ResponseWire.Framing, status: HTTPResponseStatus) {
         head = encoded
+        self.framing = framing
         sendsBody = framing != .none && requestHead.method != .HEAD
         chunked = framing == .chunked && sendsBody
         statusCode = Int(status.code)
@@ -270,17 +284,23 @@ enum IncomingRequestBuilder {
         let description: String
     }
 
-    static func make(_ head: HTTPRequestHead, body: ByteBuffer, authority: String, scheme: String = "http") throws
-        -> HTTPIncomingRequest
-    {
-        var headers = StuntDouble.HTTPHeaders()
-        for (name, value) in head.headers {
-            headers.add(name: StuntDouble.HTTPHeaders.Name(rawValue: name), value: value)
-        }
+    /// The request a head and body make.
+    /// - Parameters:
+    ///   - head: The request's head.
+    ///   - body: Its body.
+    ///   - declaresBody: Whether the head gave a length or a transfer coding (then an empty body is one).
+    ///   - authority: The server's `host:port`, for a request that names no host.
+    ///   - scheme: `http`, or `https` on the HTTPS listener.
+    /// - Returns: The request.
+    /// - Throws: `InvalidTarget` when the target is not a path, nor an absolute URL.
+    static func make(
+        _ head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, authority: String, scheme: String = "http"
+    ) throws -> HTTPIncomingRequest {
+        // In one array of the right size (adding one at a time grew it twice for a usual request).
+        let headers = StuntDouble.HTTPHeaders(
+            head.headers.map { StuntDouble.HTTPHeaders.Element(name: .init(rawValue: $0.name), value: $0.value) })
         let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
-        let hasBody =
-            bytes != nil || head.headers.contains(name: "content-length")
-            || head.headers.contains(name: "transfer-encoding")
+        let hasBody = bytes != nil || declaresBody
         let method = StuntDouble.HTTPMethod(rawValue: head.method.rawValue)
         let body = hasBody ? (bytes ?? Data()) : nil
         // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
@@ -329,16 +349,19 @@ enum IncomingRequestBuilder {
 
     /// Whether a Host header value can be a URL's authority.
     private static func isAuthority(_ value: String) -> Bool {
-        !value.isEmpty
-            && value.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"),
-                    UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
-                    return true
-                default:
-                    return false
-                }
+        func allowed(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"),
+                UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
+                return true
+            default:
+                return false
             }
+        }
+        guard !value.isEmpty else { return false }
+        // The bytes in place (a received header's are in one piece): the view's iterator cost 400 instructions.
+        return value.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy(allowed) }
+            ?? value.utf8.allSatisfy(allowed)
     }
 }

@@ -6,32 +6,37 @@ import NIOHTTP1
 import StuntDouble
 
 extension StubRequestHandler {
-    /// Answers a request whose body has been read: the admin API's, a stub's plan, a proxied answer, or the
-    /// server's own error.
-    func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+    /// Works out the answer to a request whose body has been read: the admin API's, a stub's plan, a proxied
+    /// answer, or the server's own error; hands it to the machine, and returns what the machine does next
+    /// (`.none` while the answer is still being worked out: the admin API's, off the event loop).
+    func respond(to head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, context: ChannelHandlerContext)
+        -> ConnectionStateMachine.Action
+    {
         if core.hasAdmin, Self.isAdminTarget(head.uri), let admin = core.admin {
             respondAdmin(admin, head: head, body: body, context: context)
-            return
+            return .none
         }
-        let receivedAt = NIODeadline.now()
+        let receivedAt = context.eventLoop.now
         let received = ContinuousClock.now
         let request: HTTPIncomingRequest
         do {
             request =
                 isSecure
                 ? try IncomingRequestBuilder.make(
-                    head, body: body, authority: core.httpsAuthority.withLockedValue { $0 }, scheme: "https")
-                : try IncomingRequestBuilder.make(head, body: body, authority: core.authority.withLockedValue { $0 })
+                    head, body: body, declaresBody: declaresBody, authority: core.httpsAuthority.withLockedValue { $0 },
+                    scheme: "https")
+                : try IncomingRequestBuilder.make(
+                    head, body: body, declaresBody: declaresBody, authority: core.authority.withLockedValue { $0 })
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
                 + "/path?query.\n"
             core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → 400 \(error)")
-            writeSimple(
-                status: .badRequest, text: text, version: head.version, close: true,
-                sendsText: head.method != .HEAD, context: context)
-            close(context: context)
-            return
+            let playback = Playback(adminRequestHead: head, receivedAt: context.eventLoop.now)
+            playback.prepareRaw(
+                status: .badRequest, contentType: "text/plain; charset=utf-8", body: Data(text.utf8),
+                headers: [("Connection", "close")], outcome: "invalid target")
+            return machine.answer(playback, now: context.eventLoop.now)
         }
         let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
         if core.hasAdmin, let address = clientAddress(context) {
@@ -47,35 +52,25 @@ extension StubRequestHandler {
             }
         }
         let playback = Playback(requestHead: head, entry: entry, receivedAt: receivedAt, received: received)
-        if let plan = decision.plan, let stubProxy = plan.proxy {
-            // A proxying stub: forwarded when its head is due (after its delay and the global one).
-            self.playback = playback
-            if !plan.stub.webhooks.isEmpty { playback.webhooks = (plan.stub.webhooks, plan.request) }
-            let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
-            let start = playback.deadline(due)
-            playback.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: start) { [self] in
-                proxy(
-                    head, body: body, request: request, via: stubProxy, playback: playback, recording: nil,
-                    mappingID: plan.stub.mappingID, context: context)
-            }
-            return
-        }
-        if decision.plan == nil, let serverWide = core.proxy?.serverWide, !isRefusedProxyTarget(head.uri) {
-            // Unmatched or let through, with an upstream: forwarded (and recorded, when a recording let it through).
-            var recording: HTTPRecording?
-            if case .passThrough(.recording(let attached)) = decision { recording = attached }
-            self.playback = playback
-            proxy(
-                head, body: body, request: request, via: serverWide, playback: playback, recording: recording,
-                context: context)
-            return
-        }
+        // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
         switch decision {
         case .stub(let plan):
-            playback.prepare(plan, core: core)
-            // Sent once the response has been (`finish`).
             if !plan.stub.webhooks.isEmpty { playback.webhooks = (plan.stub.webhooks, plan.request) }
+            if let stubProxy = plan.proxy {
+                // A proxying stub: forwarded when its head is due (after its delay and the global one).
+                let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
+                return forward(
+                    head, body: body, request: request, via: stubProxy, playback: playback, recording: nil,
+                    mappingID: plan.stub.mappingID, at: playback.deadline(due), context: context)
+            }
+            playback.prepare(plan, shift: core.globalDelay.withLockedValue { $0 })
         case .unmatched(let report):
+            if let serverWide = core.proxy?.serverWide, !isRefusedProxyTarget(head.uri) {
+                // Unmatched, with an upstream: forwarded.
+                return forward(
+                    head, body: body, request: request, via: serverWide, playback: playback, recording: nil,
+                    at: receivedAt, context: context)
+            }
             if head.method == .GET, let files = core.store.root?.appendingPathComponent("__files"),
                 let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
             {
@@ -94,13 +89,20 @@ extension StubRequestHandler {
                     outcome: "unmatched")
             }
         case .passThrough(let reason):
+            if let serverWide = core.proxy?.serverWide, !isRefusedProxyTarget(head.uri) {
+                // Let through, with an upstream: forwarded (and recorded, when a recording let it through).
+                var recording: HTTPRecording?
+                if case .recording(let attached) = reason { recording = attached }
+                return forward(
+                    head, body: body, request: request, via: serverWide, playback: playback, recording: recording,
+                    at: receivedAt, context: context)
+            }
             playback.prepareText(
                 status: .badGateway,
                 text: "The request is not stubbed: \(reason). This server has no upstream to pass it "
                     + "to: stub the request, remove the ignore rule, or give the server an upstream (--proxy URL).\n",
                 outcome: "not stubbed (no upstream)")
         }
-        self.playback = playback
-        advance(context: context)
+        return machine.answer(playback, now: receivedAt)
     }
 }

@@ -15,18 +15,35 @@ extension StubRequestHandler {
         !core.configuration.proxiesAdminRequests && Self.isAdminTarget(target)
     }
 
-    /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
-    /// the client reads it; a recording keeps the exchange when it ends, and so does `core.proxiedExchanges`
-    /// (for the admin API's recordings). `mappingID` is the proxying stub's mapping, if a stub proxies.
-    func proxy(
+    /// Answers a request with what the upstream answers, forwarded at `start` (a proxying stub's delay); returns
+    /// what the machine does next.
+    func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
-        playback: Playback, recording: HTTPRecording?, mappingID: UUID? = nil, context: ChannelHandlerContext
-    ) {
-        guard let proxy = core.proxy, self.playback === playback else { return }
+        playback: Playback, recording: HTTPRecording?, mappingID: UUID? = nil, at start: NIODeadline,
+        context: ChannelHandlerContext
+    ) -> ConnectionStateMachine.Action {
         let target = UpstreamProxy.target(for: head, via: stubProxy)
         let flow = playback.prepareProxied(
             outcome: recording == nil
                 ? "proxied to \(core.loggedTarget(target))" : "recorded from \(core.loggedTarget(target))")
+        playback.upstreamStart = start
+        pendingForward = { [self] in
+            proxy(
+                head, body: body, request: request, via: stubProxy, playback: playback, flow: flow,
+                recording: recording, mappingID: mappingID, target: target, context: context)
+        }
+        return machine.answer(playback, now: context.eventLoop.now)
+    }
+
+    /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
+    /// the client reads it; a recording keeps the exchange when it ends, and so does `core.proxiedExchanges`
+    /// (for the admin API's recordings). `mappingID` is the proxying stub's mapping, if a stub proxies.
+    private func proxy(
+        _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
+        playback: Playback, flow: UpstreamFlow, recording: HTTPRecording?, mappingID: UUID?, target: String,
+        context: ChannelHandlerContext
+    ) {
+        guard let proxy = core.proxy else { return }
         let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
@@ -85,33 +102,14 @@ extension StubRequestHandler {
     private func upstream(
         _ event: UpstreamEvent, playback: Playback, target: String, context: ChannelHandlerContext
     ) {
-        guard !playback.isFinished, self.playback === playback else {
-            // Nobody reads the rest: let the upstream's body drain rather than wait.
-            playback.upstreamFlow?.finish()
-            return
+        var failureText = ""
+        if case .failed(let error) = event {
+            failureText =
+                "Network failure trying to make a proxied request from StuntDouble to \(core.loggedTarget(target))\n"
+                + "\(error)\n"
         }
-        switch event {
-        case .head(let status, let headers):
-            playback.receiveUpstreamHead(status: status, headers: headers)
-        case .body(let part):
-            playback.receiveUpstreamBody(part)
-        case .end:
-            playback.upstreamEnded()
-        case .failed(let error):
-            if playback.headWritten {
-                // The client has part of the answer: it sees the connection end early, as the upstream's did.
-                finish(playback, error: error)
-                self.playback = nil
-                close(context: context)
-                return
-            }
-            // As WireMock answers: 500, with the same first words (clients and tests look for them).
-            playback.prepareText(
-                status: .internalServerError,
-                text: "Network failure trying to make a proxied request from StuntDouble to "
-                    + "\(core.loggedTarget(target))\n\(error)\n",
-                outcome: "upstream failed")
-        }
-        advance(context: context)
+        run(
+            machine.upstream(event, for: playback, failureText: failureText, now: context.eventLoop.now),
+            context: context)
     }
 }

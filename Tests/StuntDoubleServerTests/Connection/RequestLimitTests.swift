@@ -90,9 +90,9 @@ import Testing
         }
     }
 
-    @Test func aBodyThatStallsEndsWith408AfterTheIdleTimeout() async throws {
+    @Test func aBodyThatStallsEndsWith408AfterTheBodyTimeout() async throws {
         var configuration = HTTPStubServer.Configuration()
-        configuration.idleTimeout = .seconds(1)
+        configuration.requestBodyTimeout = .seconds(1)
         try await withStubServer(stubber: Self.stubber(), configuration: configuration) { baseURL in
             let start = ContinuousClock.now
             // Sent from the event loop as the connection opens: a test task held up by a loaded machine would
@@ -111,7 +111,7 @@ import Testing
     /// however slowly, is read to its end.
     @Test func aSlowButSteadyBodyIsReadToItsEnd() async throws {
         var configuration = HTTPStubServer.Configuration()
-        configuration.idleTimeout = .seconds(5)
+        configuration.requestBodyTimeout = .seconds(5)
         try await withStubServer(stubber: Self.stubber(), configuration: configuration) { baseURL in
             let slow = try await RawConnection.connect(to: baseURL)
             try await slow.send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\n\r\na")

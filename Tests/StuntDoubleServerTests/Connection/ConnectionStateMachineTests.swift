@@ -1,0 +1,478 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+import Testing
+
+@testable import StuntDoubleServer
+
+/// The connection's state machine alone, driven through `MachineHarness` (a model of a NIO socket, its kernel
+/// buffers and a client, on a clock the test moves): every order of events that matters, with no socket and no
+/// waiting.
+@Suite struct ConnectionStateMachineTests {
+    /// A harness whose answer to every request is `body` with `Content-Length`.
+    static func serving(_ body: Data, kernel: Int = 256 << 10, limits: ConnectionStateMachine.Limits? = nil)
+        -> MachineHarness
+    {
+        MachineHarness(limits: limits ?? MachineHarness.limits(), kernelCapacity: kernel) { harness, head, _ in
+            harness.text(head, body)
+        }
+    }
+
+    // MARK: - The defect of issue 25, and writability
+
+    /// The defect that cut every plain-HTTP body at 131,072 bytes: the flush of a batch made the channel writable
+    /// again, and NIO said so in the middle of the flush, before the old handler noted that it was waiting.
+    /// Here the channel reports every change at once, inside the write or flush that caused it.
+    @Test(arguments: [0, 1, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, (128 << 10) + 1, 300_000, 1 << 20, 16 << 20])
+    func aBodyOfAnySizeArrivesWholeWhenTheKernelTakesEverything(size: Int) throws {
+        let body = patternBytes(size, seed: UInt64(size))
+        let harness = Self.serving(body, kernel: 64 << 20)
+        harness.send(MachineHarness.head())
+        try harness.readToEnd()
+        let response = try #require(harness.reader.responses.first)
+        #expect(response.bodyLength == size)
+        #expect(response.digest == body.sha256)
+        #expect(harness.finished.count == 1)
+        #expect(harness.finished.first?.error == nil)
+        #expect(!harness.isClosed, "kept alive")
+        if size > 128 << 10 {
+            #expect(harness.reentrantReports > 0, "the channel reported writability inside writes")
+        }
+    }
+
+    /// The kernel takes a little at a time (a slow reader): the machine waits for writability, and each report
+    /// that the channel can take more brings the next batch.
+    @Test(arguments: [16 << 10, 100_000, 1 << 20])
+    func aSlowReaderGetsTheWholeBody(kernel: Int) throws {
+        let body = patternBytes(3 << 20, seed: 7)
+        let harness = Self.serving(body, kernel: kernel)
+        harness.send(MachineHarness.head())
+        #expect(harness.machine.isWaitingForWritability, "the channel filled: the machine waits")
+        var reads = 0
+        while harness.reader.responses.isEmpty {
+            try harness.clientReads(upTo: 10_000)
+            harness.advance(by: .milliseconds(10))  // about 1 MB/s
+            reads += 1
+            #expect(reads < 100_000)
+            if reads >= 100_000 { return }
+        }
+        #expect(harness.reader.responses[0].digest == body.sha256)
+        #expect(harness.finished.first?.error == nil)
+    }
+
+    /// Writability goes back and forth while a batch is being flushed, ending either way.
+    @Test(arguments: [true, false])
+    func writabilityChangingBackAndForthDuringAFlush(endsWritable: Bool) throws {
+        let body = patternBytes(1 << 20, seed: 3)
+        let harness = Self.serving(body, kernel: 64 << 20)
+        // Take the request, then take over the handler's part by hand for one write.
+        harness.answer = { _, _, _ in nil }
+        harness.send(MachineHarness.head())
+        let head = harness.owed[0].head
+        var machine = harness.machine
+        var action = machine.answer(harness.text(head, body), now: harness.now)
+        guard case .write = action else {
+            Issue.record("expected a write, got \(action)")
+            return
+        }
+        #expect(machine.batch.byteCount <= machine.limits.batchSize + 1024)
+        // During the write: unwritable, writable, unwritable, writable ... each noted, none acted on.
+        for writable in [false, true, false, true, false] {
+            #expect(isNone(machine.writabilityChanged(writable, now: harness.now)))
+        }
+        if endsWritable {
+            #expect(isNone(machine.writabilityChanged(true, now: harness.now)))
+        }
+        action = machine.wrote(writable: endsWritable, now: harness.now)
+        if endsWritable {
+            guard case .write = action else {
+                Issue.record("writable after the flush: the next batch goes out at once, got \(action)")
+                return
+            }
+        } else {
+            #expect(isNone(action), "unwritable after the flush: wait")
+            #expect(machine.isWaitingForWritability)
+            guard case .write = machine.writabilityChanged(true, now: harness.now) else {
+                Issue.record("writable again: the next batch goes out")
+                return
+            }
+        }
+    }
+
+    /// Every batch is followed by `wrote`: the machine never writes twice without hearing the channel.
+    @Test func batchesAreBoundedAndEachWaitsForTheChannel() throws {
+        var machine = ConnectionStateMachine(limits: MachineHarness.limits(), now: .now())
+        _ = machine.channelActive(now: .now())
+        let head = MachineHarness.head()
+        _ = machine.received(.head(head), now: .now())
+        guard case .respond = machine.received(.end(nil), now: .now()) else {
+            Issue.record("expected respond")
+            return
+        }
+        let playback = Playback(requestHead: head, entry: 0, receivedAt: .now(), received: .now)
+        playback.prepareRaw(status: .ok, contentType: "x", body: patternBytes(1 << 20), outcome: "")
+        var action = machine.answer(playback, now: .now())
+        var batches = 0
+        var total = 0
+        while case .write = action {
+            let writes = machine.batch
+            batches += 1
+            total += writes.buffers.map(\.readableBytes).reduce(0, +)
+            #expect(writes.byteCount <= machine.limits.batchSize + playback.head!.readableBytes)
+            #expect(isNone(machine.advance(now: { .now() })), "nothing more before wrote")
+            action = machine.wrote(writable: true, now: .now())
+        }
+        #expect(total == playback.head!.readableBytes + (1 << 20))
+        #expect(batches == 4)
+    }
+
+    // MARK: - Requests and responses crossing
+
+    /// A request arrives while a response is half written: it waits its turn, and the socket is read no
+    /// further meanwhile; it is answered once the first response has gone.
+    @Test func aRequestArrivingWhileAResponseIsHalfWritten() throws {
+        let body = patternBytes(2 << 20, seed: 9)
+        let harness = Self.serving(body, kernel: 128 << 10)
+        harness.askToRead()
+        harness.send(MachineHarness.head(.GET, "/1"))
+        #expect(harness.machine.isWaitingForWritability)
+        harness.askToRead()
+        let readsBefore = harness.reads
+        harness.send(MachineHarness.head(.GET, "/2"))
+        harness.askToRead()
+        #expect(harness.reads == readsBefore, "the socket is not read while a request waits")
+        try harness.readToEnd()
+        #expect(harness.reader.responses.count == 2)
+        #expect(harness.reader.responses.allSatisfy { $0.digest == body.sha256 })
+        #expect(harness.reads == readsBefore + 1, "read again once the waiting request was taken")
+    }
+
+    /// Three requests in one read (pipelining), each answered in order, whole.
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let bodies = [patternBytes(70_000, seed: 1), patternBytes(10, seed: 2), patternBytes(300_000, seed: 3)]
+        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _ in
+            harness.text(head, bodies[Int(head.uri.dropFirst())!])
+        }
+        for index in 0..<3 {
+            harness.send(MachineHarness.head(.GET, "/\(index)"))
+        }
+        try harness.readToEnd()
+        #expect(harness.reader.responses.map(\.digest) == bodies.map(\.sha256))
+        #expect(harness.finished.count == 3)
+    }
+
+    /// An answer worked out later (the admin API's, off the event loop): requests behind it wait.
+    @Test func requestsWaitForAnAnswerWorkedOutLater() throws {
+        var later = true
+        let harness = MachineHarness { harness, head, _ in
+            defer { later = false }
+            return later ? nil : harness.text(head, Data(head.uri.utf8))
+        }
+        harness.send(MachineHarness.head(.GET, "/first"))
+        harness.send(MachineHarness.head(.GET, "/second"))
+        try harness.clientReads()
+        #expect(harness.reader.responses.isEmpty)
+        harness.answerOwed()
+        try harness.readToEnd()
+        #expect(harness.reader.responses.map { String(decoding: $0.body, as: UTF8.self) } == ["/first", "/second"])
+    }
+
+    // MARK: - Timers
+
+    /// A timer firing while a write waits for the channel changes nothing; the response goes on.
+    @Test func aTimerFiringDuringAWrite() throws {
+        let body = patternBytes(1 << 20, seed: 4)
+        let harness = Self.serving(body, kernel: 100_000)
+        harness.send(MachineHarness.head())
+        #expect(harness.machine.isWaitingForWritability)
+        harness.fireConnectionTimerEarly()
+        harness.advance(by: .seconds(30))
+        #expect(!harness.isClosed, "a response in progress is not idle")
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first?.digest == body.sha256)
+    }
+
+    /// A delayed, paced response: the head at its time, each chunk at its own, nothing early.
+    @Test func aPacedResponseTakesItsStepsAtTheirTimes() throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().stub(for: .get) {
+                $0.responseDelay = 1
+                $0.body = patternBytes(1000)
+                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 1000))
+            })
+        let harness = MachineHarness { harness, head, body in harness.stub(head, body: body, stubber: stubber) }
+        harness.send(MachineHarness.head())
+        try harness.clientReads()
+        #expect(harness.clientBytes == 0, "nothing before the delay")
+        #expect(harness.responseTimer != nil)
+        harness.advance(by: .milliseconds(999))
+        try harness.clientReads()
+        #expect(harness.clientBytes == 0)
+        harness.advance(by: .milliseconds(2))
+        try harness.clientReads()
+        #expect(harness.clientBytes > 0, "the head at 1 s")
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first?.digest == patternBytes(1000).sha256)
+        #expect(harness.elapsed >= 1.99, "the body took its second")
+    }
+
+    /// An idle connection closes after the idle timeout, and not before.
+    @Test func anIdleConnectionClosesAfterItsTimeout() throws {
+        let harness = Self.serving(Data("x".utf8), limits: MachineHarness.limits(idle: .seconds(5)))
+        harness.send(MachineHarness.head())
+        try harness.clientReads()
+        harness.advance(by: .milliseconds(4_990))
+        #expect(!harness.isClosed)
+        harness.advance(by: .milliseconds(20))
+        #expect(harness.isClosed)
+    }
+
+    /// A body that stops arriving gets 408 after the body timeout; a slow but steady one is read to its end,
+    /// however long it takes in all.
+    @Test func aStalledBodyGets408AndASteadyOneIsNotCut() throws {
+        let limits = MachineHarness.limits(idle: .seconds(60), body: .seconds(2))
+        let harness = Self.serving(Data("ok".utf8), limits: limits)
+        harness.send(.head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "40")])))
+        for _ in 0..<39 {
+            harness.advance(by: .milliseconds(1_900))
+            harness.send(.body(ByteBuffer(string: "a")))
+        }
+        #expect(harness.refusals.isEmpty, "74 s in all, never 2 s without a byte")
+        harness.send(.body(ByteBuffer(string: "a")))
+        harness.send(.end(nil))
+        try harness.readToEnd(limit: .seconds(1))
+        #expect(harness.reader.responses.first?.status == 200)
+
+        let stalled = Self.serving(Data("ok".utf8), limits: limits)
+        stalled.send(.head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "40")])))
+        stalled.send(.body(ByteBuffer(string: "abc")))
+        stalled.advance(by: .milliseconds(1_990))
+        #expect(stalled.refusals.isEmpty)
+        stalled.advance(by: .milliseconds(20))
+        #expect(stalled.refusals == [408])
+        #expect(stalled.isClosed)
+    }
+
+    /// A client that stops taking its response: after the send timeout the connection closes and the journal
+    /// says why; one that pauses for less goes on to the end.
+    @Test func aReaderThatStopsIsGivenUpOnAndOneThatPausesIsNot() throws {
+        let body = patternBytes(4 << 20, seed: 5)
+        let limits = MachineHarness.limits(send: .seconds(10))
+        let pausing = Self.serving(body, kernel: 128 << 10, limits: limits)
+        pausing.send(MachineHarness.head())
+        try pausing.clientReads(upTo: 1 << 20)
+        pausing.advance(by: .seconds(9))
+        try pausing.readToEnd()
+        #expect(pausing.reader.responses.first?.digest == body.sha256)
+
+        let stopped = Self.serving(body, kernel: 128 << 10, limits: limits)
+        stopped.send(MachineHarness.head())
+        try stopped.clientReads(upTo: 1 << 20)
+        stopped.advance(by: .seconds(25))
+        #expect(stopped.isClosed)
+        #expect(stopped.finished.first?.error is StalledReader)
+    }
+
+    // MARK: - Closing
+
+    /// The peer closes in the middle of a body: the response is recorded as cut short, and nothing after it
+    /// acts.
+    @Test func thePeerClosingInTheMiddleOfABody() throws {
+        let body = patternBytes(1 << 20, seed: 6)
+        let harness = Self.serving(body, kernel: 100_000)
+        harness.send(MachineHarness.head())
+        try harness.clientReads(upTo: 50_000)
+        harness.peerCloses()
+        #expect(harness.finished.count == 1)
+        #expect(harness.finished.first?.error is ConnectionClosed)
+        var machine = harness.machine
+        #expect(isNone(machine.writabilityChanged(true, now: harness.now)))
+        #expect(isNone(machine.received(.head(MachineHarness.head()), now: harness.now)))
+        #expect(isNone(machine.read()))
+        #expect(isNone(machine.connectionTimerFired(now: harness.now)))
+        #expect(isNone(machine.responseTimerFired(now: harness.now)))
+    }
+
+    /// HTTP/1.0 without keep-alive: the connection closes once the response has gone out, not before.
+    @Test func http10ClosesAfterItsResponse() throws {
+        let body = patternBytes(500_000)
+        let harness = Self.serving(body, kernel: 100_000)
+        harness.send(MachineHarness.head(version: .http1_0))
+        #expect(!harness.isClosed)
+        try harness.readToEnd()
+        #expect(harness.isClosed)
+        #expect(harness.reader.responses.first?.digest == body.sha256)
+    }
+
+    /// Stopping the server: an idle connection closes at once, a busy one once its response has gone out.
+    @Test func quiescingWaitsForTheResponseInProgress() throws {
+        let body = patternBytes(1 << 20)
+        let harness = Self.serving(body, kernel: 100_000)
+        harness.send(MachineHarness.head())
+        harness.run(harness.machine.quiesce(now: harness.now))
+        #expect(!harness.isClosed)
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first?.digest == body.sha256)
+        #expect(harness.isClosed)
+
+        let idle = Self.serving(body)
+        idle.run(idle.machine.quiesce(now: idle.now))
+        #expect(idle.isClosed)
+    }
+
+    // MARK: - Refusals
+
+    @Test func aDeclaredBodyOverTheLimitIsRefusedAndTheRestDropped() throws {
+        let harness = Self.serving(Data(), limits: MachineHarness.limits(maximumBody: 100))
+        harness.send(.head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "1000")])))
+        #expect(harness.refusals == [413])
+        harness.send(.body(ByteBuffer(repeating: 1, count: 1000)))
+        harness.send(.end(nil))
+        #expect(harness.isClosed, "closed once the body ended")
+        try harness.clientReads()
+        #expect(harness.reader.responses.first?.status == 413)
+    }
+
+    @Test func aRefusedRequestLingersAtMostItsTimeThenCloses() throws {
+        let harness = Self.serving(Data(), limits: MachineHarness.limits(maximumBody: 100))
+        harness.send(.head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "1000")])))
+        harness.advance(by: .milliseconds(2_900))
+        #expect(!harness.isClosed)
+        harness.advance(by: .milliseconds(200))
+        #expect(harness.isClosed)
+    }
+
+    @Test func expectContinueGets100ThenTheResponse() throws {
+        let harness = MachineHarness { harness, head, body in harness.text(head, Data(body.readableBytesView)) }
+        harness.send(
+            .head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "5"), ("Expect", "100-continue")])))
+        try harness.clientReads()
+        #expect(harness.clientBytes == ResponseWire.continueHead.readableBytes)
+        harness.send(.body(ByteBuffer(string: "hello")))
+        harness.send(.end(nil))
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == "hello")
+    }
+
+    /// A request that does not parse, after a response that has not started: refused, connection closed, and
+    /// the dropped response recorded when it closes.
+    @Test func aMalformedRequestEndsTheConnection() throws {
+        let harness = MachineHarness { _, _, _ in nil }
+        harness.send(MachineHarness.head())
+        harness.run(harness.machine.parseError(status: .badRequest, text: "bad\n", now: harness.now))
+        #expect(harness.refusals == [400])
+        #expect(harness.isClosed)
+    }
+
+    // MARK: - Stubs that fail, proxied answers
+
+    @Test func aStubWithAFaultFailsWhenItsHeadIsDue() throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().stub(for: .get) {
+                $0.responseDelay = 0.5
+                $0.fault = .connectionResetByPeer
+            })
+        let harness = MachineHarness { harness, head, body in harness.stub(head, body: body, stubber: stubber) }
+        harness.send(MachineHarness.head())
+        #expect(harness.faults.isEmpty)
+        harness.advance(by: .milliseconds(500))
+        #expect(harness.faults == [.connectionResetByPeer])
+        #expect(harness.isClosed)
+    }
+
+    /// A proxied body: held back while the client is slow, let go once it catches up; the end comes with the
+    /// upstream's.
+    @Test func aProxiedBodyFollowsTheClientsPace() throws {
+        var proxied: Playback?
+        let harness = MachineHarness(kernelCapacity: 64 << 10) { harness, head, _ in
+            let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
+            _ = playback.prepareProxied(outcome: "proxied")
+            playback.upstreamStart = harness.now
+            proxied = playback
+            return playback
+        }
+        harness.send(MachineHarness.head())
+        #expect(harness.upstreamCalls == ["start"])
+        let playback = try #require(proxied)
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.add(name: "Content-Length", value: String(2 << 20))
+        harness.upstream(.head(.ok, headers), for: playback)
+        let body = patternBytes(2 << 20, seed: 8)
+        var offset = 0
+        while offset < body.count {
+            let part = body[offset..<min(offset + 100_000, body.count)]
+            harness.upstream(.body(ByteBuffer(bytes: part)), for: playback)
+            offset += part.count
+            if harness.upstreamCalls.last == "hold" {
+                try harness.clientReads()
+            }
+        }
+        harness.upstream(.end, for: playback)
+        #expect(harness.upstreamCalls.contains("hold"), "the client was slower than the upstream")
+        #expect(harness.upstreamCalls.contains("open"))
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first?.digest == body.sha256)
+    }
+
+    /// A proxied body ends at the length its head declared, before the upstream's end arrives: on an HTTP/2
+    /// stream the last byte ends the stream (the response matrix found the journal recording such responses as
+    /// cut short, and clients seeing their streams cancelled), and an HTTP/1.1 connection takes its next request.
+    @Test func aProxiedBodyEndsAtItsDeclaredLength() throws {
+        var proxied: Playback?
+        let harness = MachineHarness { harness, head, _ in
+            let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
+            _ = playback.prepareProxied(outcome: "proxied")
+            proxied = playback
+            return playback
+        }
+        harness.send(MachineHarness.head())
+        let playback = try #require(proxied)
+        harness.upstream(.head(.ok, NIOHTTP1.HTTPHeaders([("Content-Length", "6")])), for: playback)
+        harness.upstream(.body(ByteBuffer(string: "abc")), for: playback)
+        #expect(harness.finished.isEmpty)
+        harness.upstream(.body(ByteBuffer(string: "defXYZ")), for: playback)
+        #expect(harness.finished.count == 1, "ended with its sixth byte")
+        #expect(harness.finished.first?.error == nil)
+        harness.upstream(.end, for: playback)
+        #expect(harness.upstreamCalls.last == "abandon", "the upstream's end finds the response over")
+        try harness.clientReads()
+        #expect(harness.reader.responses.first?.body == Data("abcdef".utf8), "the bytes past its length are dropped")
+    }
+
+    /// An upstream that fails before its head answers 500; after its head, the connection ends early.
+    @Test func anUpstreamFailingBeforeAndAfterItsHead() throws {
+        for afterHead in [false, true] {
+            var proxied: Playback?
+            let harness = MachineHarness { harness, head, _ in
+                let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
+                _ = playback.prepareProxied(outcome: "proxied")
+                proxied = playback
+                return playback
+            }
+            harness.send(MachineHarness.head())
+            let playback = try #require(proxied)
+            if afterHead {
+                harness.upstream(.head(.ok, NIOHTTP1.HTTPHeaders([("Content-Length", "10")])), for: playback)
+                harness.upstream(.body(ByteBuffer(string: "abc")), for: playback)
+            }
+            struct Broken: Error {}
+            harness.upstream(.failed(Broken()), for: playback)
+            try harness.clientReads()
+            if afterHead {
+                #expect(harness.isClosed)
+                #expect(harness.finished.first?.error is Broken)
+            } else {
+                #expect(harness.reader.responses.first?.status == 500)
+                #expect(!harness.isClosed)
+            }
+        }
+    }
+
+    private func isNone(_ action: ConnectionStateMachine.Action) -> Bool {
+        if case .none = action { return true }
+        return false
+    }
+}

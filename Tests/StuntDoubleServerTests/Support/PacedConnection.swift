@@ -1,0 +1,205 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// How a test client takes a response's bytes from its socket.
+enum ReadPace: Sendable, CustomStringConvertible {
+    /// As fast as they come.
+    case fast
+    /// About `bytesPerSecond`: a read of 16 KiB at most, then a wait as long as those bytes take at that rate.
+    case slow(bytesPerSecond: Int)
+    /// As fast as they come, but once `afterBytes` have arrived, nothing for `pause`.
+    case pausing(afterBytes: Int, pause: Duration)
+
+    var description: String {
+        switch self {
+        case .fast: "fast"
+        case .slow(let rate): "slow (\(rate / 1000) kB/s)"
+        case .pausing(let after, let pause): "pausing \(pause) after \(after) B"
+        }
+    }
+}
+
+/// One HTTP/1.x connection, plain or TLS, that sends raw bytes and reads responses at the pace the test chooses:
+/// its socket is read only when the pace allows (`autoRead` off) and its receive buffer is small, so that a
+/// slow client holds the server back through TCP as a real one does.
+final class PacedConnection: Sendable {
+    private let channel: any Channel
+    private let reader: Reader
+
+    /// Connects.
+    /// - Parameters:
+    ///   - port: The server's port on 127.0.0.1.
+    ///   - tls: TLS to speak (ALPN `http/1.1`), or `nil` for plain HTTP.
+    ///   - pace: How fast the client reads.
+    /// - Returns: The connection.
+    /// - Throws: When it cannot connect.
+    static func connect(port: Int, tls: NIOSSLContext?, pace: ReadPace) async throws -> PacedConnection {
+        let reader = Reader(pace: pace)
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: false)
+            .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)
+            .channelOption(.maxMessagesPerRead, value: 1)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 << 10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls, serverHostname: "localhost"))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(reader)
+                }
+            }
+        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        return PacedConnection(channel: channel, reader: reader)
+    }
+
+    private init(channel: any Channel, reader: Reader) {
+        self.channel = channel
+        self.reader = reader
+    }
+
+    /// Sends bytes.
+    func send(_ text: String, methods: [String]) async throws {
+        try await channel.eventLoop.submit { [reader] in
+            for method in methods { reader.state.expect(method: method) }
+        }.get()
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Waits until `count` responses have been read in all (or the connection closes, or `timeout` passes).
+    func responses(atLeast count: Int, timeout: Duration) async throws -> [HTTPResponseReader.Response] {
+        let promise = channel.eventLoop.makePromise(of: [HTTPResponseReader.Response].self)
+        let timer = channel.eventLoop.scheduleTask(in: timeAmount(timeout)) {
+            promise.fail(Timeout(description: "no \(count) responses within \(timeout)"))
+        }
+        channel.eventLoop.execute { [reader] in reader.wait(for: count, promise) }
+        defer { timer.cancel() }
+        return try await promise.futureResult.get()
+    }
+
+    /// Waits until the server closes the connection; `false` when `timeout` passes first.
+    func closedByServer(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !channel.isActive { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return !channel.isActive
+    }
+
+    /// Bytes read so far.
+    var bytesRead: Int {
+        get async { (try? await channel.eventLoop.submit { [reader] in reader.total }.get()) ?? 0 }
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Reads at the pace asked for and parses what arrives; lives on the channel's event loop.
+    private final class Reader: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+
+        let pace: ReadPace
+        var state = HTTPResponseReader()
+        var total = 0
+        private var roundBytes = 0
+        private var paused = false
+        private var failure: (any Error)?
+        private var closed = false
+        private var waiting: (count: Int, promise: EventLoopPromise<[HTTPResponseReader.Response]>)?
+
+        init(pace: ReadPace) {
+            self.pace = pace
+        }
+
+        func wait(for count: Int, _ promise: EventLoopPromise<[HTTPResponseReader.Response]>) {
+            waiting = (count, promise)
+            check()
+        }
+
+        private func check() {
+            guard let (count, promise) = waiting else { return }
+            if state.responses.count >= count {
+                waiting = nil
+                promise.succeed(state.responses)
+            } else if let failure {
+                waiting = nil
+                promise.fail(failure)
+            } else if closed {
+                waiting = nil
+                promise.fail(
+                    Timeout(
+                        description: "the server closed the connection after \(state.responses.count) of \(count) "
+                            + "responses (\(total) bytes read)"))
+            }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.read()
+            context.fireChannelActive()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            total += buffer.readableBytes
+            roundBytes += buffer.readableBytes
+            do {
+                try state.feed(buffer)
+            } catch {
+                failure = error
+            }
+            check()
+        }
+
+        func channelReadComplete(context: ChannelHandlerContext) {
+            let bytes = roundBytes
+            roundBytes = 0
+            switch pace {
+            case .fast:
+                context.read()
+            case .slow(let rate):
+                let wait = TimeAmount.nanoseconds(Int64(Double(bytes) / Double(rate) * 1e9))
+                let loop = context.eventLoop
+                let bound = NIOLoopBound(context, eventLoop: loop)
+                loop.scheduleTask(in: wait) { bound.value.read() }
+            case .pausing(let after, let pause):
+                if !paused, total >= after {
+                    paused = true
+                    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                    context.eventLoop.scheduleTask(in: timeAmount(pause)) { bound.value.read() }
+                } else {
+                    context.read()
+                }
+            }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            closed = true
+            do {
+                try state.finish()
+            } catch {
+                failure = failure ?? error
+            }
+            check()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            failure = failure ?? error
+            check()
+            context.close(promise: nil)
+        }
+    }
+}
+
+/// A `Duration` as NIO's `TimeAmount`.
+func timeAmount(_ duration: Duration) -> TimeAmount {
+    let (seconds, attoseconds) = duration.components
+    return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+}
