@@ -100,20 +100,27 @@ struct StubUsage: Sendable {
             unmatchedCount += 1
         }
         let bodyLength = request.body?.count ?? 0
+        var kept = request
+        var journaled = decision
         if let limit = journalBodyLimit, bodyLength > limit, journal.capacity > 0 {
             // The journal keeps the beginning only: the request that was decided (and everything that refers to
             // it) stays whole for delivery, and is let go once delivered.
-            let kept = request.truncatingBody(to: limit)
-            journal.insert(
-                HTTPJournalEntry(
-                    number: number, request: kept, requestBodyLength: bodyLength, received: received, path: path,
-                    decision: decision.replacingRequest(kept)))
-        } else {
-            journal.insert(
-                HTTPJournalEntry(
-                    number: number, request: request, requestBodyLength: bodyLength, received: received, path: path,
-                    decision: decision))
+            kept = request.truncatingBody(to: limit)
+            journaled = decision.replacingRequest(kept)
         }
+        var plannedBodyLength: Int?
+        if let limit = journalBodyLimit, journal.capacity > 0, case .stub(let plan) = journaled, plan.isPerRequest,
+            let body = plan.response?.body, body.count > limit
+        {
+            // A body made for this request alone (a template's): kept whole, 10,000 of them would hold gigabytes.
+            plannedBodyLength = body.count
+            journaled = .stub(plan.keepingBodyPrefix(limit))
+        }
+        var entry = HTTPJournalEntry(
+            number: number, request: kept, requestBodyLength: bodyLength, received: received, path: path,
+            decision: journaled)
+        entry.plannedBodyLength = plannedBodyLength
+        journal.insert(entry)
         return number
     }
 

@@ -38,6 +38,9 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// found string "9" (type, openapi.yaml:40:17)`); empty when it keeps to them, or when no document is
     /// loaded. The document's own answers and refusals are not checked.
     public internal(set) var contractViolations: [String] = []
+    /// The length of the planned response's body, when the journal kept only its beginning (a body made for this
+    /// request alone, longer than ``HTTPStubber/journalBodyLimit``); `nil` when the plan's body is whole.
+    package internal(set) var plannedBodyLength: Int?
 
     /// How the delivery of a response ended: what the caller received, and when.
     public struct Completion: Sendable {

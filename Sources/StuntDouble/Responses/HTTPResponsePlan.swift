@@ -140,6 +140,9 @@ public struct HTTPResponsePlan: Sendable {
     public let stub: HTTPStubRequest
     /// Everything else, shared by every plan of the same response.
     private let parts: Prepared
+    /// Whether the response was made for this request alone (a response provider's, a template's, an echo):
+    /// then its body is no other plan's, and the journal keeps only its beginning when it is long.
+    package internal(set) var isPerRequest = false
     /// What the request receives.
     public var action: Action { parts.action }
     /// When the response head, or the failure, is due.
@@ -336,7 +339,26 @@ extension HTTPResponsePlan {
 
     /// The same plan for another copy of its request (the journal's, with a truncated body).
     func replacingRequest(_ request: HTTPIncomingRequest) -> HTTPResponsePlan {
-        HTTPResponsePlan(stub: stub, request: request, prepared: parts)
+        var plan = HTTPResponsePlan(stub: stub, request: request, prepared: parts)
+        plan.isPerRequest = isPerRequest
+        return plan
+    }
+
+    /// The plan with only the first `limit` bytes of its response's body, for a journal that must not keep a
+    /// long body made for one request (a 64 MiB template, rendered for each request, kept 10,000 times). Not
+    /// for delivery: its chunks are gone.
+    func keepingBodyPrefix(_ limit: Int) -> HTTPResponsePlan {
+        guard case .respond(let response) = action, response.body.count > limit else { return self }
+        let kept = Response(
+            statusCode: response.statusCode, headers: response.headers, body: Data(response.body.prefix(limit)),
+            cachePolicy: response.cachePolicy, reasonPhrase: response.reasonPhrase)
+        var plan = HTTPResponsePlan(
+            stub: stub, request: request,
+            prepared: Prepared(
+                action: .respond(kept), responseDeadline: responseDeadline, chunks: [], absence: absence, fault: fault,
+                proxy: proxy))
+        plan.isPerRequest = true
+        return plan
     }
 
     init(stub: HTTPStubRequest, request: HTTPIncomingRequest, prepared: Prepared) {

@@ -135,7 +135,9 @@ enum ResponseSource: Sendable {
         case .fixed(let response):
             return HTTPResponsePlan(stub: stub, request: request, response: response)
         case .dynamic(let dynamic):
-            return HTTPResponsePlan(stub: stub, request: request, response: dynamic.provide(request, stub))
+            var plan = HTTPResponsePlan(stub: stub, request: request, response: dynamic.provide(request, stub))
+            plan.isPerRequest = true
+            return plan
         case .sequence(let sequence):
             return HTTPResponsePlan(
                 stub: stub, request: request, response: sequence.response(at: 0, method: request.method))
@@ -146,7 +148,9 @@ enum ResponseSource: Sendable {
             storage.headers[HTTPHeaders.Name(rawValue: "X-Echo-Method")] = request.method.rawValue
             storage.headers[HTTPHeaders.Name(rawValue: "X-Echo-URL")] = request.url.absoluteString
             storage.body = request.body
-            return HTTPResponsePlan(stub: stub, request: request, response: storage)
+            var plan = HTTPResponsePlan(stub: stub, request: request, response: storage)
+            plan.isPerRequest = true
+            return plan
         }
     }
 }

@@ -150,6 +150,7 @@ extension AdminAPI {
     }
 
     private func serveEvent(_ entry: HTTPJournalEntry) -> JSONNode {
-        AdminJSON.serveEvent(entry, store: store, clientIP: clientIP(of: entry))
+        AdminJSON.serveEvent(
+            entry, store: store, clientIP: clientIP(of: entry), bodyLimit: stubber.journalBodyLimit)
     }
 }

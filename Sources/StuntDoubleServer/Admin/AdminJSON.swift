@@ -94,19 +94,33 @@ enum AdminJSON {
     }
 
     /// A journal entry as WireMock's serve event (`GET /__admin/requests`).
-    static func serveEvent(_ entry: HTTPJournalEntry, store: MappingStore, clientIP: String) -> JSONNode {
+    /// A journal entry as WireMock's serve event. The planned response's body is listed up to `bodyLimit` bytes
+    /// (the journal's body limit): beyond it, its first bytes with `bodyLength` and `bodyTruncated`, so that a
+    /// journal of 10,000 answers from a 64 MiB stub lists in megabytes, not terabytes.
+    static func serveEvent(_ entry: HTTPJournalEntry, store: MappingStore, clientIP: String, bodyLimit: Int?)
+        -> JSONNode
+    {
         var definition: [(String, JSONNode)] = []
         var response: [(String, JSONNode)] = []
         var mapping: JSONNode?
         switch entry.decision {
         case .stub(let plan):
-            mapping = store.entry(for: plan.stub)?.json ?? codeStubJSON(plan.stub)
+            mapping = listedMapping(store.entry(for: plan.stub)?.json ?? codeStubJSON(plan.stub), bodyLimit: bodyLimit)
             if let fault = plan.fault {
                 definition.append(("fault", .string(fault.rawValue)))
             } else if let planned = plan.response {
                 definition.append(("status", .number(planned.statusCode.rawValue)))
                 definition.append(("headers", headers(planned.headers)))
-                body(planned.body, into: &definition)
+                let length = entry.plannedBodyLength ?? planned.body.count
+                if let bodyLimit, planned.body.count > bodyLimit {
+                    body(planned.body.prefix(bodyLimit), into: &definition)
+                } else {
+                    body(planned.body, into: &definition)
+                }
+                if let bodyLimit, length > bodyLimit {
+                    definition.append(("bodyLength", .number(length)))
+                    definition.append(("bodyTruncated", .bool(true)))
+                }
             }
         case .unmatched:
             definition = [("status", .number(404)), ("fromConfiguredStub", .bool(false))]
@@ -153,6 +167,36 @@ enum AdminJSON {
             members.append(("contractViolations", .array(entry.contractViolations.map { .string($0) })))
         }
         return .object(members)
+    }
+
+    /// A mapping as a serve event lists it: a `body` or `base64Body` longer than `bodyLimit` bytes cut to its
+    /// beginning, with `bodyLength` and `bodyTruncated` (each serve event lists its mapping: a journal of 10,000
+    /// answers from a mapping with a 64 MiB body would list 640 GB).
+    static func listedMapping(_ mapping: JSONNode, bodyLimit: Int?) -> JSONNode {
+        guard let bodyLimit, let members = mapping.members, let response = mapping["response"]?.members,
+            response.contains(where: {
+                ($0.key == "body" || $0.key == "base64Body") && ($0.value.string?.utf8.count ?? 0) > bodyLimit
+            })
+        else { return mapping }
+        var listed: [JSONNode.Member] = []
+        for member in response {
+            guard member.key == "body" || member.key == "base64Body", let text = member.value.string,
+                text.utf8.count > bodyLimit
+            else {
+                listed.append(member)
+                continue
+            }
+            listed.append(
+                JSONNode.Member(
+                    key: member.key, value: .string(String(decoding: text.utf8.prefix(bodyLimit), as: UTF8.self))))
+            listed.append(JSONNode.Member(key: "bodyLength", value: .number(text.utf8.count)))
+            listed.append(JSONNode.Member(key: "bodyTruncated", value: .bool(true)))
+        }
+        return JSONNode(
+            kind: .object(
+                members.map {
+                    $0.key == "response" ? JSONNode.Member(key: "response", value: JSONNode(kind: .object(listed))) : $0
+                }))
     }
 
     /// A stub made in Swift, listed as far as JSON can say: its name and where it was made.

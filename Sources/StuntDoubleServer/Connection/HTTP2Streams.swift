@@ -57,9 +57,20 @@ final class HTTP1WireToStreamParts: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var bytes = unwrapOutboundIn(data)
-        pending.writeBuffer(&bytes)
+        if pending.readableBytes == 0 {
+            // Taken as it is: its body bytes become DATA frames as slices of it, with no copy. (Appending every
+            // write to one buffer kept a whole body in memory per stream: 64 MiB bodies to a few slow HTTP/2
+            // clients took gigabytes.)
+            pending = bytes
+        } else {
+            pending.writeBuffer(&bytes)
+        }
         if let promise { waiting.append(promise) }
         translate(context: context)
+        if pending.readableBytes == 0 {
+            // Let go of the storage the frames sliced.
+            pending = ByteBuffer()
+        }
         switch state {
         case .broken:
             failWaiting()

@@ -259,7 +259,11 @@ final class Playback {
         var headers = headers
         let version = requestHead.version
         let framing = ResponseWire.frame(&headers, status: status, version: version)
-        keepAlive = requestHead.isKeepAlive && !closes && framing != .untilClose
+        // An HTTP/2 stream ends with the END_STREAM of its response, by itself: closing it would reset it, dropping
+        // frames still waiting for the client's flow-control window (the response matrix saw such streams
+        // cancelled). HTTP/2 has no `Connection` header to ask otherwise.
+        keepAlive =
+            version.major >= 2 || (requestHead.isKeepAlive && !closes && framing != .untilClose)
         if !keepAlive, !closes {
             headers.replaceOrAdd(name: "Connection", value: "close")
         } else if keepAlive, version == .http1_0, !headers.contains(name: "connection") {

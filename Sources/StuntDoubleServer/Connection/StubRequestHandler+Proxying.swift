@@ -68,18 +68,23 @@ extension StubRequestHandler {
                 }
             case .body(let part):
                 received.withLockedValue { received in
-                    // A recording keeps whole bodies; the admin API's exchanges keep none beyond their limit, so
-                    // that a proxied download streams through without being held.
-                    guard recording != nil || received.body.count + part.readableBytes <= ProxiedExchanges.byteLimit
-                    else {
+                    // A recording keeps whole bodies; the admin API's exchanges keep none beyond their limit, and
+                    // answers still arriving hold at most that much in all, so that proxied downloads stream
+                    // through without being held.
+                    guard !received.isOversize else { return }
+                    guard recording != nil || exchanges.reserve(part.readableBytes) else {
+                        exchanges.release(received.body.count)
                         received.isOversize = true
                         received.body = Data()
                         return
                     }
-                    if !received.isOversize { received.body.append(contentsOf: part.readableBytesView) }
+                    received.body.append(contentsOf: part.readableBytesView)
                 }
             case .end:
-                let exchange = received.withLockedValue { $0 }
+                let exchange = received.withLockedValue { received in
+                    defer { if recording == nil { exchanges.release(received.body.count) } }
+                    return received
+                }
                 recording?.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
                 if let entry, !exchange.isOversize {
                     exchanges.add(
@@ -91,6 +96,13 @@ extension StubRequestHandler {
                 }
             case .failed(let error):
                 recording?.addFailure(request, reason: "\(error)")
+                if recording == nil {
+                    let held = received.withLockedValue { received in
+                        defer { received.body = Data() }
+                        return received.body.count
+                    }
+                    exchanges.release(held)
+                }
             }
             eventLoop.execute {
                 let (handler, context, playback) = bound.value

@@ -30,6 +30,24 @@ final class ProxiedExchanges: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Body bytes of answers still arriving, held until they end: at most ``byteLimit`` in all, so that many
+    /// large downloads proxied at once are not each held whole.
+    private let arriving = NIOLockedValueBox(0)
+
+    /// Reserves room for `count` more bytes of an answer still arriving; `false` when there is none (the answer
+    /// will not be kept).
+    func reserve(_ count: Int) -> Bool {
+        arriving.withLockedValue { held in
+            guard held + count <= Self.byteLimit else { return false }
+            held += count
+            return true
+        }
+    }
+
+    /// Gives back room reserved with ``reserve(_:)``.
+    func release(_ count: Int) {
+        arriving.withLockedValue { $0 = max(0, $0 - count) }
+    }
 
     /// Keeps an upstream's answer to the request of journal entry `entry`.
     func add(entry: Int, _ exchange: Exchange, capacity: Int) {

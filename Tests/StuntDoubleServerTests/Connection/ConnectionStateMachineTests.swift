@@ -306,6 +306,18 @@ import Testing
         #expect(harness.reader.responses.first?.digest == body.sha256)
     }
 
+    /// An HTTP/2 stream is never closed by the server after its response: it ends with the response's END_STREAM,
+    /// and closing it would reset it, dropping frames still waiting for the client's window (the random response
+    /// matrix saw streams cancelled so, under concurrent slow readers).
+    @Test func anHTTP2StreamIsNotClosedAfterItsResponse() throws {
+        let harness = Self.serving(patternBytes(100_000))
+        harness.send(MachineHarness.head(version: .init(major: 2, minor: 0)))
+        try harness.readToEnd()
+        #expect(harness.reader.responses.first?.bodyLength == 100_000)
+        #expect(!harness.isClosed)
+        #expect(harness.finished.first?.error == nil)
+    }
+
     /// Stopping the server: an idle connection closes at once, a busy one once its response has gone out.
     @Test func quiescingWaitsForTheResponseInProgress() throws {
         let body = patternBytes(1 << 20)

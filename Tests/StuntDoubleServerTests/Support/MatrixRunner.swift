@@ -36,27 +36,38 @@ struct MatrixRunner {
         await servers.stop()
     }
 
-    /// Runs every case, `concurrency` at a time; returns the failures.
-    func run(_ cases: [ResponseMatrix.Case], concurrency: Int) async -> [String] {
-        await withTaskGroup(of: String?.self) { group in
+    /// Runs every case, at most `concurrency` at a time and within a memory budget (the server's memory the cases
+    /// running at once may need: a templated body is rendered for each request that plays it); returns the
+    /// failures.
+    func run(_ cases: [ResponseMatrix.Case], concurrency: Int, memoryBudget: Int = 4 << 30) async -> [String] {
+        await withTaskGroup(of: (String?, Int).self) { group in
             var failures: [String] = []
             var next = 0
+            var running = 0
+            var memory = 0
             func add() {
-                guard next < cases.count else { return }
-                let item = cases[next]
-                next += 1
-                group.addTask {
-                    do {
-                        try await run(item)
-                        return nil
-                    } catch {
-                        return "\(item): \(error)"
+                while next < cases.count, running < concurrency {
+                    let item = cases[next]
+                    let need = item.serverMemory
+                    guard running == 0 || memory + need <= memoryBudget else { return }
+                    next += 1
+                    running += 1
+                    memory += need
+                    group.addTask {
+                        do {
+                            try await run(item)
+                            return (nil, need)
+                        } catch {
+                            return ("\(item): \(error)", need)
+                        }
                     }
                 }
             }
-            for _ in 0..<concurrency { add() }
-            while let result = await group.next() {
-                if let result { failures.append(result) }
+            add()
+            while let (failure, need) = await group.next() {
+                if let failure { failures.append(failure) }
+                running -= 1
+                memory -= need
                 add()
             }
             return failures
@@ -110,13 +121,14 @@ struct MatrixRunner {
         switch item.exchange {
         case .keepAlive:
             responses = []
-            for count in 1...3 {
+            for count in 1...item.depth {
                 try await connection.send(request, methods: [method])
                 responses = try await connection.responses(atLeast: count, timeout: timeout)
             }
         case .pipelined:
-            try await connection.send(String(repeating: request, count: 3), methods: [method, method, method])
-            responses = try await connection.responses(atLeast: 3, timeout: timeout)
+            try await connection.send(
+                String(repeating: request, count: item.depth), methods: Array(repeating: method, count: item.depth))
+            responses = try await connection.responses(atLeast: item.depth, timeout: timeout)
         case .http10, .dribble, .head:
             try await connection.send(request, methods: [method])
             responses = try await connection.responses(atLeast: 1, timeout: timeout)
@@ -150,22 +162,13 @@ struct MatrixRunner {
             var result = HTTPResponseReader.Response(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) })
             var hasher = SHA256()
-            var paused = false
+            var paceState = PaceState()
             for try await part in response.body {
                 part.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
                 result.bodyLength += part.readableBytes
                 if result.body.count < 4096 { result.body.append(contentsOf: part.readableBytesView.prefix(4096)) }
-                switch pace {
-                case .fast:
-                    break
-                case .slow(let rate):
-                    try await Task.sleep(for: .seconds(Double(part.readableBytes) / Double(rate)))
-                case .pausing(let after, let pause):
-                    if !paused, result.bodyLength >= after {
-                        paused = true
-                        try await Task.sleep(for: pause)
-                    }
-                }
+                let wait = pace.wait(after: part.readableBytes, total: result.bodyLength, state: &paceState)
+                if wait > .zero { try await Task.sleep(for: wait) }
             }
             result.digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
             return result
@@ -173,12 +176,16 @@ struct MatrixRunner {
         var responses: [HTTPResponseReader.Response] = []
         switch item.exchange {
         case .keepAlive:
-            for _ in 0..<3 { responses.append(try await fetch(item.path, method: method)) }
+            for _ in 0..<item.depth { responses.append(try await fetch(item.path, method: method)) }
         case .pipelined:
-            async let first = fetch(item.path, method: method)
-            async let second = fetch(item.path, method: method)
-            async let third = fetch(item.path, method: method)
-            responses = try await [first, second, third]
+            responses = try await withThrowingTaskGroup(of: (Int, HTTPResponseReader.Response).self) { group in
+                for index in 0..<item.depth {
+                    group.addTask { (index, try await fetch(item.path, method: method)) }
+                }
+                var all: [(Int, HTTPResponseReader.Response)] = []
+                for try await result in group { all.append(result) }
+                return all.sorted { $0.0 < $1.0 }.map(\.1)
+            }
         case .http10, .dribble, .head:
             responses = [try await fetch(item.path, method: method)]
         }

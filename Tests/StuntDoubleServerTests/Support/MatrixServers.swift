@@ -99,6 +99,16 @@ final class MatrixServers: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
+    /// What a server command printed on its standard error, when one has ended before it was stopped (a crash).
+    var crashReport: String? {
+        let ended = processes.filter { !$0.isRunning }
+        guard !ended.isEmpty else { return nil }
+        return ended.map {
+            "the command ended early; its standard error ends:\n" + String($0.standardError.suffix(4000))
+        }
+        .joined(separator: "\n")
+    }
+
     func stop() async {
         for server in servers { await server.stop() }
         for process in processes {

@@ -11,13 +11,57 @@ enum ReadPace: Sendable, CustomStringConvertible {
     case slow(bytesPerSecond: Int)
     /// As fast as they come, but once `afterBytes` have arrived, nothing for `pause`.
     case pausing(afterBytes: Int, pause: Duration)
+    /// Drawn from a seed, read by read: now fast, now at a rate between 256 kB/s and 8 MB/s, now a pause of up to
+    /// half a second.
+    case random(seed: UInt64)
 
     var description: String {
         switch self {
         case .fast: "fast"
         case .slow(let rate): "slow (\(rate / 1000) kB/s)"
         case .pausing(let after, let pause): "pausing \(pause) after \(after) B"
+        case .random(let seed): "random (pace seed \(seed))"
         }
+    }
+
+    /// How long to wait before the next read, after one that brought `bytes` (in total `total` so far); `state`
+    /// carries what the pace remembers between reads.
+    func wait(after bytes: Int, total: Int, state: inout PaceState) -> Duration {
+        switch self {
+        case .fast:
+            return .zero
+        case .slow(let rate):
+            return .seconds(Double(bytes) / Double(rate))
+        case .pausing(let after, let pause):
+            guard !state.paused, total >= after else { return .zero }
+            state.paused = true
+            return pause
+        case .random(let seed):
+            if state.random == 0 { state.random = seed | 1 }
+            let draw = state.next()
+            switch draw % 10 {
+            case 0: return .milliseconds(Int(state.next() % 500))
+            case 1, 2, 3:
+                let rate = 256_000 + Int(state.next() % 7_744_000)
+                return .seconds(Double(bytes) / Double(rate))
+            default: return .zero
+            }
+        }
+    }
+}
+
+/// What a `ReadPace` remembers between reads.
+struct PaceState {
+    var paused = false
+    var random: UInt64 = 0
+
+    /// SplitMix64.
+    mutating func next() -> UInt64 {
+        random &+= 0x9E37_79B9_7F4A_7C15
+        var z = random
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
@@ -110,7 +154,7 @@ final class PacedConnection: Sendable {
         var state = HTTPResponseReader()
         var total = 0
         private var roundBytes = 0
-        private var paused = false
+        private var paceState = PaceState()
         private var failure: (any Error)?
         private var closed = false
         private var waiting: (count: Int, promise: EventLoopPromise<[HTTPResponseReader.Response]>)?
@@ -161,22 +205,12 @@ final class PacedConnection: Sendable {
         func channelReadComplete(context: ChannelHandlerContext) {
             let bytes = roundBytes
             roundBytes = 0
-            switch pace {
-            case .fast:
+            let wait = pace.wait(after: bytes, total: total, state: &paceState)
+            if wait == .zero {
                 context.read()
-            case .slow(let rate):
-                let wait = TimeAmount.nanoseconds(Int64(Double(bytes) / Double(rate) * 1e9))
-                let loop = context.eventLoop
-                let bound = NIOLoopBound(context, eventLoop: loop)
-                loop.scheduleTask(in: wait) { bound.value.read() }
-            case .pausing(let after, let pause):
-                if !paused, total >= after {
-                    paused = true
-                    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                    context.eventLoop.scheduleTask(in: timeAmount(pause)) { bound.value.read() }
-                } else {
-                    context.read()
-                }
+            } else {
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: timeAmount(wait)) { bound.value.read() }
             }
         }
 

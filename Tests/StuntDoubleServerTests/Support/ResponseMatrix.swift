@@ -55,9 +55,15 @@ enum ResponseMatrix {
         let exchange: Exchange
         let transport: Transport
         let reader: Reader
+        /// How many requests keep-alive and pipelined cases make.
+        var depth = 3
+        /// A pace of its own, instead of the reader's (the randomized run's).
+        var customPace: ReadPace?
 
         var description: String {
-            "\(size) B, \(source.rawValue), \(exchange.rawValue), \(transport.rawValue), \(reader.rawValue) reader"
+            let depthNote = exchange == .keepAlive || exchange == .pipelined ? " x\(depth)" : ""
+            return "\(size) B, \(source.rawValue), \(exchange.rawValue)\(depthNote), \(transport.rawValue), "
+                + (customPace.map { "reader \($0)" } ?? "\(reader.rawValue) reader")
         }
 
         /// Why the case cannot be made, if it cannot: a `jsonBody` has no 0-byte form, and HTTP/2 has no HTTP/1.0
@@ -74,17 +80,18 @@ enum ResponseMatrix {
         /// How many requests the case makes.
         var requestCount: Int {
             switch exchange {
-            case .keepAlive, .pipelined: 3
+            case .keepAlive, .pipelined: depth
             default: 1
             }
         }
 
         /// The client's pace.
         var pace: ReadPace {
+            if let customPace { return customPace }
             switch reader {
-            case .fast: .fast
-            case .slow: .slow(bytesPerSecond: 1_000_000)
-            case .pausing: .pausing(afterBytes: max(1, size / 2), pause: .seconds(2))
+            case .fast: return .fast
+            case .slow: return .slow(bytesPerSecond: 1_000_000)
+            case .pausing: return .pausing(afterBytes: max(1, size / 2), pause: .seconds(2))
             }
         }
     }
