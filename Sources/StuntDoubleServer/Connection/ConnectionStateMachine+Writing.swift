@@ -67,7 +67,9 @@ extension ConnectionStateMachine {
             return .finish(playback, thenClose: true)
         }
         switch state {
-        case .finishing:
+        case .finishing where unsent == 0:
+            // The last response has gone (a response before it may be sent after the last is handed over: then
+            // the connection waits for the last).
             state = .closed
             return .finish(playback, thenClose: true)
         case .idle where closeAfterResponse && pending.isEmpty && !isWriting && unsent == 0:

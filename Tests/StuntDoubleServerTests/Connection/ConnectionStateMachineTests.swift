@@ -318,6 +318,21 @@ import Testing
         #expect(harness.finished.first?.error == nil)
     }
 
+    /// A keep-alive response still going out when the next, which closes the connection, has been handed over
+    /// whole: the connection closes when the last is sent, not when the first is. (The generated connections
+    /// found this: the first's end closed the connection under the second.)
+    @Test func theConnectionClosesAfterItsLastResponseNotAnEarlierOne() throws {
+        let bodies = [patternBytes(700_001, seed: 1), patternBytes(100, seed: 2)]
+        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _ in
+            harness.text(head, bodies[Int(head.uri.dropFirst())!])
+        }
+        harness.send(MachineHarness.head(.GET, "/0"))
+        harness.send(MachineHarness.head(.GET, "/1", version: .http1_0))
+        try harness.readToEnd()
+        #expect(harness.reader.responses.map(\.digest) == bodies.map(\.sha256))
+        #expect(harness.isClosed)
+    }
+
     /// Stopping the server: an idle connection closes at once, a busy one once its response has gone out.
     @Test func quiescingWaitsForTheResponseInProgress() throws {
         let body = patternBytes(1 << 20)
@@ -481,6 +496,85 @@ import Testing
                 #expect(!harness.isClosed)
             }
         }
+    }
+
+    // MARK: - Generated orders of events
+
+    /// 400 connections drawn from seeds: several requests pipelined in bursts (GET, HEAD, HTTP/1.0 at the end),
+    /// bodies of sizes around every buffer boundary, paced or not, a kernel of any size, a client that reads in
+    /// pieces of any size and sometimes stops, the connection's timer firing early at random. Every response
+    /// must arrive whole and in order, and the connection end only where HTTP says.
+    @Test func generatedConnectionsDeliverEveryResponseWhole() throws {
+        let sizes = [0, 1, 100, 8191, 16_384, 65_535, 65_536, 65_537, 131_073, 262_144, 262_145, 700_001]
+        var failures: [String] = []
+        for seed in UInt64(1)...400 {
+            var random = PaceState(random: seed)
+            func draw(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+            let count = 1 + draw(6)
+            var heads: [HTTPRequestHead] = []
+            var bodies: [Data] = []
+            for index in 0..<count {
+                let isLast = index == count - 1
+                let method: NIOHTTP1.HTTPMethod = draw(5) == 0 ? .HEAD : .GET
+                let version: HTTPVersion = isLast && draw(4) == 0 ? .http1_0 : .http1_1
+                heads.append(MachineHarness.head(method, "/\(index)", version: version))
+                bodies.append(patternBytes(sizes[draw(sizes.count)], seed: seed &* 31 &+ UInt64(index)))
+            }
+            let paced = draw(3) == 0
+            let stubber = HTTPStubber()
+            for (index, body) in bodies.enumerated() {
+                for method in [StuntDouble.HTTPMethod.get, .head] {
+                    stubber.add(
+                        stub: HTTPStubRequest().match(URL: "http://test/\(index)").stub(for: method) {
+                            $0.body = body
+                            // About 50 ms in chunks 50 ms apart, when paced.
+                            if paced {
+                                $0.responseTime = .withSpeed(
+                                    HTTPConnectionSpeed(bytesPerSecond: Double(body.count * 20 + 1000)))
+                            }
+                        })
+                }
+            }
+            let harness = MachineHarness(kernelCapacity: [4096, 65_536, 100_000, 1 << 20, 64 << 20][draw(5)]) {
+                harness, head, body in
+                harness.stub(head, body: body, stubber: stubber)
+            }
+            // The requests in bursts, as reads bring them.
+            var sent = 0
+            while sent < count {
+                let burst = 1 + draw(3)
+                for _ in 0..<burst where sent < count {
+                    harness.send(heads[sent])
+                    sent += 1
+                }
+                harness.askToRead()
+                try harness.clientReads(upTo: draw(200_000))
+                if draw(4) == 0 { harness.fireConnectionTimerEarly() }
+                harness.advance(by: .milliseconds(Int64(draw(20))))
+            }
+            var rounds = 0
+            while harness.reader.responses.count < count, rounds < 100_000 {
+                try harness.clientReads(upTo: 1 + draw(300_000))
+                if draw(10) == 0 { harness.fireConnectionTimerEarly() }
+                harness.advance(by: .milliseconds(Int64(draw(15))))
+                rounds += 1
+            }
+            let got = harness.reader.responses
+            let expected = zip(heads, bodies).map { head, body in head.method == .HEAD ? Data().sha256 : body.sha256 }
+            if got.map(\.digest) != expected {
+                failures.append(
+                    "seed \(seed): \(got.count) of \(count) responses, digests \(got.map(\.digest) == expected)")
+                continue
+            }
+            let closes = heads.last?.version == .http1_0
+            if closes != harness.isClosed {
+                failures.append("seed \(seed): closed \(harness.isClosed), expected \(closes)")
+            }
+            if harness.finished.contains(where: { $0.error != nil }) {
+                failures.append("seed \(seed): a response ended with an error")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(10))")
     }
 
     private func isNone(_ action: ConnectionStateMachine.Action) -> Bool {

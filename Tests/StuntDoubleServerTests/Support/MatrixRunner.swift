@@ -9,7 +9,8 @@ import NIOSSL
 /// each case that failed.
 struct MatrixRunner {
     let servers: MatrixServers
-    let http2: HTTPClient
+    /// How HTTP/2 cases' clients are made (each case makes its own).
+    let http2: HTTPClient.Configuration
     let tls: NIOSSLContext
 
     /// A case that did not arrive whole.
@@ -24,15 +25,12 @@ struct MatrixRunner {
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(servers.authorityFile.path))
         configuration.tlsConfiguration = tls
         configuration.httpVersion = .automatic
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            try await body(MatrixRunner(servers: servers, http2: client, tls: try servers.clientTLS()))
+            try await body(MatrixRunner(servers: servers, http2: configuration, tls: try servers.clientTLS()))
         } catch {
-            try? await client.shutdown()
             await servers.stop()
             throw error
         }
-        try? await client.shutdown()
         await servers.stop()
     }
 
@@ -150,7 +148,10 @@ struct MatrixRunner {
     private func runHTTP2(_ item: ResponseMatrix.Case) async throws {
         let base = "https://localhost:\(servers.httpsPort)"
         let method: HTTPMethod = item.exchange == .head ? .HEAD : .GET
-        let client = http2
+        // A connection of the case's own: streams of other cases on one connection share its flow-control window,
+        // and a slow reader there would starve them (a client's doing, not the server's).
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http2)
+        defer { Task { try? await client.shutdown() } }
         let pace = item.pace
         @Sendable func fetch(_ path: String, method: HTTPMethod) async throws -> HTTPResponseReader.Response {
             var request = HTTPClientRequest(url: base + path)

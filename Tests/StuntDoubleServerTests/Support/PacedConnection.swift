@@ -77,10 +77,14 @@ final class PacedConnection: Sendable {
     ///   - port: The server's port on 127.0.0.1.
     ///   - tls: TLS to speak (ALPN `http/1.1`), or `nil` for plain HTTP.
     ///   - pace: How fast the client reads.
+    ///   - keepsBodies: Whether responses keep their whole bodies (by default, their first 64 KiB).
     /// - Returns: The connection.
     /// - Throws: When it cannot connect.
-    static func connect(port: Int, tls: NIOSSLContext?, pace: ReadPace) async throws -> PacedConnection {
+    static func connect(port: Int, tls: NIOSSLContext?, pace: ReadPace, keepsBodies: Bool = false) async throws
+        -> PacedConnection
+    {
         let reader = Reader(pace: pace)
+        if keepsBodies { reader.state.keptBodyBytes = .max }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)

@@ -96,6 +96,31 @@ enum ResponseMatrix {
         }
     }
 
+    /// The cases of a run: every combination for bodies up to 1 MiB; for larger ones, every combination with the
+    /// fast reader, and for the slow and pausing readers, every pair of source, exchange and transport at least once
+    /// (25 cases a reader and size instead of 70: a slow reader takes a minute for each 64 MiB body), unless
+    /// `complete`.
+    static func cases(sizes: [Int], complete: Bool) -> [Case] {
+        let all = cases(sizes: sizes)
+        guard !complete else { return all }
+        var chosen = all.filter { $0.size <= 1 << 20 || $0.reader == .fast }
+        for size in sizes where size > 1 << 20 {
+            for reader in [Reader.slow, .pausing] {
+                for (i, source) in Source.allCases.enumerated() {
+                    for (j, exchange) in Exchange.allCases.enumerated() {
+                        // Transport i + j (mod 3): each source and each exchange meets every transport.
+                        var transport = Transport.allCases[(i + j) % 3]
+                        if transport == .http2, exchange == .http10 { transport = .https }
+                        let made = Case(
+                            size: size, source: source, exchange: exchange, transport: transport, reader: reader)
+                        if made.isPossible { chosen.append(made) }
+                    }
+                }
+            }
+        }
+        return chosen
+    }
+
     /// Every possible case for the given sizes.
     static func cases(sizes: [Int], readers: [Reader] = Reader.allCases) -> [Case] {
         var cases: [Case] = []
