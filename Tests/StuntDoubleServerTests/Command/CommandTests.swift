@@ -106,6 +106,14 @@ import Testing
         #expect(try await first.waitForExit() == 0)
     }
 
+    /// Each timeout must be a number of seconds above 0; the error names the flag and what it was given.
+    @Test(arguments: ["--idle-timeout", "--body-timeout", "--send-timeout"], ["0", "-1", "inf", "nan"])
+    func timeoutsMustBePositiveSeconds(flag: String, value: String) async throws {
+        let result = try await CommandProcess.run(["serve", "--port", "0", flag, value])
+        #expect(result.status != 0)
+        #expect(result.error.contains(flag), "\(result.error)")
+    }
+
     @Test func checkPassesTheExamplesAndFailsOnAnyErrorOrWarning() async throws {
         let examples = try #require(
             CommandProcess.executable?.deletingLastPathComponent()
