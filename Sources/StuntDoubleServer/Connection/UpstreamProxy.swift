@@ -79,7 +79,10 @@ final class UpstreamProxy: Sendable {
         Task {
             defer { inFlight.withLockedValue { $0 -= 1 } }
             do {
-                let response = try await client.execute(request, timeout: .seconds(300))
+                // No deadline for the whole exchange: a large body to a slow client takes as long as the client
+                // does (a 300-second one cut a 64 MiB proxied body to a slow reader on a loaded machine). An
+                // unreachable upstream fails at the connect timeout; for a client that leaves, the rest is drained.
+                let response = try await client.execute(request, deadline: .distantFuture)
                 var headers = NIOHTTP1.HTTPHeaders()
                 for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
                     headers.add(name: name, value: value)
