@@ -68,6 +68,14 @@ def openapi_documents():
     return found
 
 
+def corpus_templates():
+    """The templating corpus's templates (Scripts/templating-corpus), each with its request body: every helper."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Scripts", "templating-corpus"))
+    import cases
+    return [case["template"] + "\0" + (case["body"] if isinstance(case["body"], str) else "")
+            for case in cases.CASES if case["template"]]
+
+
 def main(output):
     texts, pairs = literals()
     urls = [t for t in texts if t.startswith(("http://", "https://", "/"))]
@@ -89,7 +97,8 @@ def main(output):
         "FuzzJSON": [f"{a}\0{b}" for i, a in enumerate(jsons) for b in [a] + pick(jsons, 1, i + 1)],
         "FuzzPercentEncoding": percent,
         "FuzzStubFiles": [t for t in texts if '"request"' in t or '"mappings"' in t] + example_mappings(),
-        "FuzzTemplate": [t + "\0" + b for t in texts if "{{" in t for b in ['{"name": "Ada", "items": [1, 2]}']],
+        "FuzzTemplate": [t + "\0" + b for t in texts if "{{" in t for b in ['{"name": "Ada", "items": [1, 2]}']]
+        + corpus_templates(),
         "FuzzOpenAPI": openapi_documents() + [t for t in texts if "openapi:" in t or '"openapi"' in t],
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])

@@ -90,6 +90,13 @@ struct Serve: AsyncParsableCommand {
             """)
     var localResponseTemplating = false
 
+    @Flag(
+        help: """
+            Escape {{values}} in templates for HTML (& as &amp;, " as &quot;), as WireMock 2 did. By default \
+            they are written as they are, as WireMock 3 writes them ({{{values}}} are never escaped).
+            """)
+    var templateHtmlEscaping = false
+
     @Option(
         help: """
             Seed the templates' random helpers (randomValue, randomInt, randomDecimal, pickRandom) so that the \
@@ -169,7 +176,8 @@ struct Serve: AsyncParsableCommand {
             now = { fixed }
         }
         configuration.responseTemplating = StubFiles.ResponseTemplating(
-            isGlobal: globalResponseTemplating, environment: TemplateEnvironment(now: now, seed: templateSeed))
+            isGlobal: globalResponseTemplating, environment: TemplateEnvironment(now: now, seed: templateSeed),
+            escapesHTML: templateHtmlEscaping)
         if let proxy {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url

@@ -175,3 +175,49 @@ print(
     String(
         format: "  render, a value or two from the request (%d bytes): %.1f µs", simpleText.utf8.count,
         simpleTime / Double(renders) * 1e6))
+
+/// One helper at a time, each in a typical use: what a render that uses it costs (helpers that make a formatter
+/// keep it, by pattern and locale, so the cost is the formatting).
+let helperCases: [(name: String, template: String, body: String)] = [
+    (
+        "xPath (a text, 4 elements)", "{{xPath request.body '/order/item[2]/sku/text()'}}",
+        "<order><item><sku>a1</sku></item><item><sku>b2</sku></item></order>"
+    ),
+    (
+        "xPath (an element as XML)", "{{{xPath request.body '/order/item[2]'}}}",
+        "<order><item><sku>a1</sku></item><item><sku>b2</sku></item></order>"
+    ),
+    (
+        "soapXPath", "{{soapXPath request.body '/GetPrice/Item/text()'}}",
+        "<soap:Envelope xmlns:soap=\"http://www.w3.org/2003/05/soap-envelope\"><soap:Body><m:GetPrice "
+            + "xmlns:m=\"urn:x\"><m:Item>Apples</m:Item></m:GetPrice></soap:Body></soap:Envelope>"
+    ),
+    ("numberFormat (a pattern)", "{{numberFormat 1234567.891 '#,##0.00' 'de_DE'}}", ""),
+    ("numberFormat (currency)", "{{numberFormat 1234.5 'currency' 'en_GB'}}", ""),
+    ("stringFormat", "{{stringFormat '%05d and %.2f' 42 3.14159}}", ""),
+    ("dateFormat (a style, a locale)", "{{dateFormat (parseDate '2024-02-29T13:45:30Z') 'full' 'fr'}}", ""),
+    ("math (BigDecimal)", "{{math '0.1' '+' '0.2'}}", ""),
+    ("jsonMerge", "{{{jsonMerge request.body '{\"b\": {\"d\": 3}}'}}}", "{\"a\": 1, \"b\": {\"c\": 2}}"),
+    ("formatJson", "{{{formatJson request.body}}}", "{\"a\": 1, \"b\": [1, 2], \"c\": {\"d\": null}}"),
+    ("slugify", "{{slugify 'Hello, World: a title'}}", ""),
+]
+print("one helper a render (µs, best of \(rounds)):")
+for helper in helperCases {
+    guard let compiledHelper = try? ResponseTemplate(helper.template) else {
+        fatalError("the \(helper.name) template compiles")
+    }
+    var helperRequest = URLRequest(url: URL(string: "http://localhost:8080/x")!)
+    helperRequest.httpMethod = "POST"
+    helperRequest.httpBody = Data(helper.body.utf8)
+    let helperIncoming = try HTTPIncomingRequest(helperRequest)
+    let count = renders / 4
+    var bytes = 0
+    let time = best {
+        for _ in 0..<count {
+            bytes &+= compiledHelper.render(for: helperIncoming, environment: environment).utf8.count
+        }
+    }
+    precondition(bytes > 0 && !compiledHelper.render(for: helperIncoming, environment: environment).contains("[ERROR"))
+    let name = helper.name.padding(toLength: 32, withPad: " ", startingAt: 0)
+    print("  \(name) " + String(format: "%6.1f µs", time / Double(count) * 1e6))
+}

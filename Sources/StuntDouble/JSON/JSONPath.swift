@@ -8,9 +8,9 @@ import Foundation
 struct JSONPath: Sendable, CustomStringConvertible {
     /// The expression as written.
     let expression: String
-    private let steps: [Step]
+    let steps: [Step]
     /// Whether the path ends with `length()` (or `size()`): the result is the selection's size.
-    private let endsWithLength: Bool
+    let endsWithLength: Bool
 
     indirect enum Step: Sendable {
         case child([String])
@@ -101,19 +101,10 @@ struct JSONPath: Sendable, CustomStringConvertible {
             }
         case .indexes(let indexes):
             guard case .array(let items) = value else { return [] }
-            return indexes.compactMap { index in
-                let resolved = index < 0 ? items.count + index : index
-                return items.indices.contains(resolved) ? items[resolved] : nil
-            }
+            return pick(indexes, from: items)
         case .slice(let start, let end):
             guard case .array(let items) = value else { return [] }
-            func resolve(_ bound: Int?, _ fallback: Int) -> Int {
-                guard let bound else { return fallback }
-                return min(max(bound < 0 ? items.count + bound : bound, 0), items.count)
-            }
-            let lower = resolve(start, 0)
-            let upper = resolve(end, items.count)
-            return lower < upper ? Array(items[lower..<upper]) : []
+            return slice(items, from: start, to: end)
         case .filter(let filter):
             switch value {
             case .array(let items): return items.filter { filter.accepts($0, root: root) }
@@ -126,6 +117,25 @@ struct JSONPath: Sendable, CustomStringConvertible {
             deepScan(value, inner, root: root, into: &found)
             return found
         }
+    }
+
+    /// The items at the indexes (negative ones from the end), those that exist.
+    static func pick<Item>(_ indexes: [Int], from items: [Item]) -> [Item] {
+        indexes.compactMap { index in
+            let resolved = index < 0 ? items.count + index : index
+            return items.indices.contains(resolved) ? items[resolved] : nil
+        }
+    }
+
+    /// `[start:end]` of the items (negative bounds from the end, clamped).
+    static func slice<Item>(_ items: [Item], from start: Int?, to end: Int?) -> [Item] {
+        func resolve(_ bound: Int?, _ fallback: Int) -> Int {
+            guard let bound else { return fallback }
+            return min(max(bound < 0 ? items.count + bound : bound, 0), items.count)
+        }
+        let lower = resolve(start, 0)
+        let upper = resolve(end, items.count)
+        return lower < upper ? Array(items[lower..<upper]) : []
     }
 
     private static func deepScan(_ value: JSONValue, _ step: Step, root: JSONValue, into found: inout [JSONValue]) {

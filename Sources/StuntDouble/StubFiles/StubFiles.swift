@@ -50,14 +50,19 @@ public struct StubFiles: Sendable {
         public var isGlobal: Bool
         /// The clock and the random source the templates read.
         public var environment: TemplateEnvironment
+        /// Whether `{{value}}` is escaped for HTML (`&` as `&amp;`), as WireMock 2 did; WireMock 3 writes values
+        /// as they are (`serve --template-html-escaping` escapes).
+        public var escapesHTML: Bool
 
         /// Creates a templating setting.
         /// - Parameters:
         ///   - isGlobal: Whether every response is a template.
         ///   - environment: The clock and the random source the templates read.
-        public init(isGlobal: Bool = false, environment: TemplateEnvironment = .system) {
+        ///   - escapesHTML: Whether `{{value}}` is escaped for HTML, as WireMock 2 did (not WireMock 3).
+        public init(isGlobal: Bool = false, environment: TemplateEnvironment = .system, escapesHTML: Bool = false) {
             self.isGlobal = isGlobal
             self.environment = environment
+            self.escapesHTML = escapesHTML
         }
 
         /// The responses whose `transformers` name `response-template` (WireMock 3's default).

@@ -37,9 +37,10 @@ struct RequestModel: TemplateObject {
             let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
             return .string(Self.path(of: url) + query)
         case "path":
-            return .lazy(PathModel(path: Self.path(of: url)))
+            return .lazy(PathModel(path: PercentEncoding.decode(Self.path(of: url))))
         case "pathSegments":
-            return .array(Self.segments(of: Self.path(of: url)).map(TemplateValue.string))
+            // Written as the path, iterated and indexed by segment (as WireMock's).
+            return .lazy(PathModel(path: PercentEncoding.decode(Self.path(of: url))))
         case "query":
             let query = url.query(percentEncoded: true)
             return .lazy(QueryModel(query: query, pairs: decodedQuery(query)))
@@ -92,7 +93,7 @@ struct RequestModel: TemplateObject {
     }
 }
 
-/// `request.path`: the path, and its segments by index.
+/// `request.path` and `request.pathSegments`: the path (decoded), and its segments by index.
 private struct PathModel: TemplateObject {
     let path: String
     var text: String { path }

@@ -18,22 +18,58 @@ public struct ResponseTemplate: Sendable {
     let isPlain: Bool
 
     /// Compiles a template.
-    /// - Parameter text: The template.
+    /// - Parameters:
+    ///   - text: The template.
+    ///   - escapesHTML: Whether `{{value}}` is escaped for HTML (`&` as `&amp;`, `"` as `&quot;`), as WireMock 2
+    ///     did. WireMock 3 writes values as they are, and so does StuntDouble unless asked; `{{{value}}}` is
+    ///     never escaped.
     /// - Throws: ``ResponseTemplate/SyntaxError`` naming what is wrong and where.
-    public init(_ text: String) throws(SyntaxError) {
+    public init(_ text: String, escapesHTML: Bool = false) throws(SyntaxError) {
         self.text = text
-        isPlain = !text.contains("{{")
-        if isPlain {
+        // As WireMock (2.35 and 3): only the text from the first `{{` to the last `}}` is Handlebars; what comes
+        // before and after is written as it is (a `\` before the first `{{` stays, `~` does not strip it), and a
+        // text without both is no template at all.
+        let utf8 = text.utf8
+        guard let first = Self.find("{{", in: utf8, from: utf8.startIndex),
+            let last = Self.findLast("}}", in: utf8), first < last
+        else {
+            isPlain = true
             nodes = [.text(text)]
             return
         }
+        isPlain = false
+        let end = utf8.index(last, offsetBy: 2)
         var parser = TemplateParser(
-            text, isHelper: { TemplateHelpers.table[$0] != nil }, refusal: { TemplateHelpers.unsupported[$0] })
+            String(text[first..<end]), escapesHTML: escapesHTML, isHelper: { TemplateHelpers.table[$0] != nil },
+            refusal: { TemplateHelpers.unsupported[$0] })
         do {
-            nodes = try parser.parse()
+            let middle = try parser.parse()
+            nodes = [.text(String(text[..<first]))] + middle + [.text(String(text[end...]))]
         } catch {
-            throw SyntaxError(message: error.message, offset: error.offset, text: text)
+            throw SyntaxError(
+                message: error.message, offset: error.offset + utf8.distance(from: utf8.startIndex, to: first),
+                text: text)
         }
+    }
+
+    private static func find(_ needle: String, in utf8: String.UTF8View, from start: String.Index) -> String.Index? {
+        let pattern = Array(needle.utf8)
+        var index = start
+        while index < utf8.endIndex {
+            if utf8[index] == pattern[0], utf8[index...].starts(with: pattern) { return index }
+            index = utf8.index(after: index)
+        }
+        return nil
+    }
+
+    private static func findLast(_ needle: String, in utf8: String.UTF8View) -> String.Index? {
+        let pattern = Array(needle.utf8)
+        var index = utf8.endIndex
+        while index > utf8.startIndex {
+            index = utf8.index(before: index)
+            if utf8[index] == pattern[0], utf8[index...].starts(with: pattern) { return index }
+        }
+        return nil
     }
 
     /// Renders the template for a request.
@@ -46,21 +82,47 @@ public struct ResponseTemplate: Sendable {
         for request: HTTPIncomingRequest, parameters: [String: String] = [:],
         environment: TemplateEnvironment = .system
     ) -> String {
-        if isPlain { return text }
-        var root: [(key: String, value: TemplateValue)] = [("request", .lazy(RequestModel(request)))]
-        if !parameters.isEmpty {
-            root.append(
-                ("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        let values = parameters.sorted { $0.key < $1.key }.map { (key: $0.key, value: TemplateValue.string($0.value)) }
+        switch renderResult(for: request, parameters: values, environment: environment) {
+        case .success(let text): return text
+        case .failure(let error): return "[ERROR: \(error.message)]"
         }
-        return render(root: root, environment: environment)
     }
 
-    /// Renders the template with its own top-level names (a webhook's `originalRequest` and `parameters`).
+    /// Renders the template for a request, or says why it cannot be (a helper that WireMock's would fail the
+    /// response with: division by zero, a date offset it cannot read, values it cannot compare).
+    func renderResult(
+        for request: HTTPIncomingRequest, parameters: [(key: String, value: TemplateValue)],
+        environment: TemplateEnvironment
+    ) -> Result<String, RenderError> {
+        if isPlain { return .success(text) }
+        var root: [(key: String, value: TemplateValue)] = [("request", .lazy(RequestModel(request)))]
+        root.append(("parameters", .object(parameters)))
+        return renderResult(root: root, environment: environment)
+    }
+
+    /// Renders the template with its own top-level names (a webhook's `originalRequest` and `parameters`); a
+    /// failure is written as `[ERROR: ...]`.
     func render(root: [(key: String, value: TemplateValue)], environment: TemplateEnvironment) -> String {
-        if isPlain { return text }
+        switch renderResult(root: root, environment: environment) {
+        case .success(let text): return text
+        case .failure(let error): return "[ERROR: \(error.message)]"
+        }
+    }
+
+    func renderResult(root: [(key: String, value: TemplateValue)], environment: TemplateEnvironment) -> Result<
+        String, RenderError
+    > {
+        if isPlain { return .success(text) }
         var renderer = TemplateRenderer(root: .object(root), environment: environment)
         renderer.render(nodes)
-        return renderer.output
+        if let failure = renderer.failure { return .failure(RenderError(message: failure)) }
+        return .success(renderer.output)
+    }
+
+    /// Why a template could not be rendered for a request.
+    struct RenderError: Error {
+        let message: String
     }
 
     /// A template that cannot be compiled.

@@ -1,15 +1,21 @@
 import Foundation
 
-/// JSON data a helper returned (`jsonPath`, `parseJson`): written as compact JSON, iterated and entered like
-/// any list or object.
+/// JSON a `jsonPath` selected, as written (members in order): an object prints as WireMock prints it, pretty
+/// (Jackson's printer, two spaces, `"key" : value`, members that are `null` left out), a list as compact JSON
+/// (json-smart's); both are iterated and entered like any list or object.
 struct JSONData: TemplateObject {
-    let value: JSONValue
+    let node: JSONNode
 
-    var text: String { value.description }
+    var text: String {
+        switch node.kind {
+        case .object: Self.pretty(node)
+        default: Self.compact(node, escapingSlashes: true)
+        }
+    }
 
     func member(_ name: String) -> TemplateValue? {
-        switch value {
-        case .object(let members): members[name].map(Self.wrap)
+        switch node.kind {
+        case .object(let members): members.last { $0.key == name }.map { Self.wrap($0.value) }
         case .array(let items):
             if name == "size" || name == "length" {
                 .int(items.count)
@@ -23,24 +29,99 @@ struct JSONData: TemplateObject {
     }
 
     var items: [(key: String?, value: TemplateValue)] {
-        switch value {
-        case .object(let members): members.keys.sorted().map { (Optional($0), Self.wrap(members[$0] ?? .null)) }
+        switch node.kind {
+        case .object(let members): members.map { (Optional($0.key), Self.wrap($0.value)) }
         case .array(let items): items.map { (nil, Self.wrap($0)) }
         default: []
         }
     }
 
-    /// A JSON value as templates use it: containers stay JSON, scalars become plain values.
-    static func wrap(_ value: JSONValue) -> TemplateValue {
-        switch value {
-        case .object, .array: .lazy(JSONData(value: value))
-        default: TemplateValue(value)
+    /// JSON as templates use it: containers stay JSON, scalars become plain values (numbers as Java reads
+    /// them: whole numbers exact however long, decimals as doubles).
+    static func wrap(_ node: JSONNode) -> TemplateValue {
+        switch node.kind {
+        case .object, .array: .lazy(JSONData(node: node))
+        case .number(let number): scalar(number)
+        default: TemplateValue(node)
         }
     }
 
-    /// JSON text as a value, or `nil` when it is not JSON.
-    static func parse(_ text: String) -> JSONValue? {
-        try? JSONValue.parse(Data(text.utf8))
+    static func scalar(_ number: JSONNumber) -> TemplateValue {
+        if let whole = Int(number.text) { return .int(whole) }
+        if number.text.allSatisfy({ $0.isNumber || $0 == "-" }) { return .string(number.text) }
+        return .double(Double(number.text) ?? 0)
+    }
+
+    /// JSON text as written, or `nil` when it is not JSON.
+    static func parse(_ text: String) -> JSONNode? {
+        JSONNode.parse(lenient: Data(text.utf8))
+    }
+
+    /// A number as Java prints what it read: whole numbers as written, decimals as doubles (`1e3` is 1000.0).
+    private static func javaNumber(_ number: JSONNumber) -> String {
+        scalar(number).text
+    }
+
+    /// Compact JSON: as Jackson writes it, or (`escapingSlashes`) as json-smart writes it, `/` as `\/`.
+    static func compact(_ node: JSONNode, escapingSlashes: Bool = false) -> String {
+        func quoted(_ text: String) -> String {
+            let json = JSONValue.string(text).description
+            return escapingSlashes ? json.replacingOccurrences(of: "/", with: "\\/") : json
+        }
+        switch node.kind {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number): return javaNumber(number)
+        case .string(let text): return quoted(text)
+        case .array(let items):
+            return "[" + items.map { compact($0, escapingSlashes: escapingSlashes) }.joined(separator: ",") + "]"
+        case .object(let members):
+            return "{"
+                + members.map { quoted($0.key) + ":" + compact($0.value, escapingSlashes: escapingSlashes) }
+                .joined(separator: ",") + "}"
+        }
+    }
+
+    /// Pretty JSON, as WireMock's Jackson writes a map: `null` members left out, lists on one line
+    /// (`[ 1, 2 ]`) unless they hold objects or lists.
+    static func pretty(_ node: JSONNode, dropsNulls: Bool = true) -> String {
+        var output = ""
+        writePretty(node, depth: 0, dropsNulls: dropsNulls, into: &output)
+        return output
+    }
+
+    private static func writePretty(_ node: JSONNode, depth: Int, dropsNulls: Bool, into output: inout String) {
+        let indent = String(repeating: "  ", count: depth + 1)
+        switch node.kind {
+        case .object(let members):
+            let kept = members.filter { member in
+                if dropsNulls, case .null = member.value.kind { return false }
+                return true
+            }
+            guard !kept.isEmpty else {
+                output += "{ }"
+                return
+            }
+            output += "{"
+            for (index, member) in kept.enumerated() {
+                output += (index == 0 ? "\n" : ",\n") + indent + JSONValue.string(member.key).description + " : "
+                writePretty(member.value, depth: depth + 1, dropsNulls: dropsNulls, into: &output)
+            }
+            output += "\n" + String(repeating: "  ", count: depth) + "}"
+        case .array(let items):
+            guard !items.isEmpty else {
+                output += "[ ]"
+                return
+            }
+            output += "[ "
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += ", " }
+                writePretty(item, depth: depth, dropsNulls: dropsNulls, into: &output)
+            }
+            output += " ]"
+        default:
+            output += compact(node)
+        }
     }
 }
 
@@ -51,35 +132,28 @@ extension TemplateHelpers {
     static func addData(to table: inout [String: Helper]) {
         table["jsonPath"] = { _, arguments, options in
             guard arguments.count >= 2 else { return .string("[ERROR: jsonPath needs JSON and an expression]") }
-            let document: JSONValue
-            if case .lazy(let object) = arguments[0], let data = object as? JSONData {
-                document = data.value
-            } else if let parsed = JSONData.parse(arguments[0].text) {
-                document = parsed
-            } else {
-                return .string("[ERROR: \(arguments[0].text.prefix(100)) is not valid JSON]")
-            }
+            // Not JSON selects nothing (WireMock writes nothing, or the default).
+            guard let document = jsonNode(of: arguments[0]) else { return options["default"] ?? .string("") }
             guard let path = jsonPaths.value(for: arguments[1].text, compile: { try? JSONPath($0) }) else {
-                return .string("[ERROR: \(arguments[1].text) is not a valid JSONPath expression]")
+                return .error("\(arguments[1].text) is not a valid JSONPath expression")
             }
-            switch path.evaluate(document) {
+            switch path.evaluate(node: document, leafToNull: true) {
             case .value(let value): return JSONData.wrap(value)
-            case .list(let values): return .lazy(JSONData(value: .array(values)))
+            case .list(let values): return .lazy(JSONData(node: .array(values)))
             case .notFound: return options["default"] ?? .string("")
             }
         }
         table["parseJson"] = { renderer, arguments, _ in
+            // A map or a list, as Java's: written `{a=1, b=[1, 2]}`.
             guard let text = arguments.first?.text, let value = JSONData.parse(text) else {
-                return .string("[ERROR: not valid JSON]")
+                return renderer.fail(
+                    "parseJson was given text that is not JSON: \(arguments.first?.text.prefix(100) ?? "")")
             }
             if arguments.count >= 2 {
-                renderer.assign(arguments[1].text, JSONData.wrap(value))
+                renderer.assign(arguments[1].text, TemplateValue(value))
                 return .string("")
             }
-            return JSONData.wrap(value)
-        }
-        table["toJson"] = { _, arguments, _ in
-            .string(arguments.first.map(Self.json(of:))?.description ?? "null")
+            return TemplateValue(value)
         }
         table["formData"] = { renderer, arguments, options in
             // `{{formData request.body 'form' urlDecode=true}}{{form.name}}`.
@@ -103,33 +177,29 @@ extension TemplateHelpers {
             return .string("")
         }
         table["array"] = { _, arguments, _ in .array(arguments) }
-        table["jsonArrayAdd"] = { _, arguments, options in
-            guard arguments.count >= 2, case .array(var items)? = JSONData.parse(jsonText(arguments[0])) else {
-                return .string("[ERROR: jsonArrayAdd needs a JSON array and an item]")
-            }
-            let item = JSONData.parse(jsonText(arguments[1])) ?? .string(arguments[1].text)
-            if case .array(let more) = item, options["flatten"]?.isTruthy == true {
-                items += more
-            } else {
-                items.append(item)
-            }
-            if let limit = options["maxItems"]?.integer, items.count > limit {
-                items = Array(items.prefix(limit))
-            }
-            return .lazy(JSONData(value: .array(items)))
-        }
-        table["jsonMerge"] = { _, arguments, _ in
-            guard arguments.count >= 2, let base = JSONData.parse(jsonText(arguments[0])),
-                let other = JSONData.parse(jsonText(arguments[1]))
-            else { return .string("[ERROR: jsonMerge needs two JSON objects]") }
-            return .lazy(JSONData(value: merge(base, other)))
+        addJSONEditing(to: &table)
+    }
+
+    static func parseValue(_ text: String) -> JSONValue? {
+        try? JSONValue.parse(Data(text.utf8))
+    }
+
+    /// A value's JSON text: JSON data and parsed JSON as JSON, anything else as its text.
+    static func jsonText(_ value: TemplateValue) -> String {
+        switch value {
+        case .lazy(let object as JSONData): JSONData.compact(object.node)
+        case .array, .object: json(of: value).description
+        default: value.text
         }
     }
 
-    /// A value's JSON text: JSON data as it is, anything else as its text.
-    private static func jsonText(_ value: TemplateValue) -> String {
-        if case .lazy(let object) = value, object is JSONData { return object.text }
-        return value.text
+    /// A value as a JSON document: JSON data or parsed JSON as it is, a text parsed (`nil` when it is not JSON).
+    static func jsonNode(of value: TemplateValue) -> JSONNode? {
+        switch value {
+        case .lazy(let object as JSONData): object.node
+        case .array, .object: JSONNode.parse(lenient: Data(json(of: value).description.utf8))
+        default: JSONData.parse(value.text)
+        }
     }
 
     /// A value as JSON.
@@ -145,16 +215,7 @@ extension TemplateHelpers {
         case .object(let members):
             .object(Dictionary(members.map { ($0.key, json(of: $0.value)) }, uniquingKeysWith: { $1 }))
         case .lazy(let object):
-            (object as? JSONData)?.value ?? .string(object.text)
+            (object as? JSONData).map { JSONValue($0.node) } ?? .string(object.text)
         }
-    }
-
-    /// `other` merged into `base`: objects member by member (deeply), anything else replaced.
-    private static func merge(_ base: JSONValue, _ other: JSONValue) -> JSONValue {
-        guard case .object(var members) = base, case .object(let extra) = other else { return other }
-        for (key, value) in extra {
-            members[key] = members[key].map { merge($0, value) } ?? value
-        }
-        return .object(members)
     }
 }

@@ -13,11 +13,7 @@ enum TemplateHelpers {
 
     /// Helpers WireMock has and StuntDouble refuses at load, with why.
     static let unsupported: [String: String] = [
-        "xPath": "the xPath helper (XML) is not supported yet: extract the value with regexExtract, or serve the stub "
-            + "with WireMock",
-        "soapXPath": "the soapXPath helper (XML) is not supported yet: extract the value with regexExtract, or "
-            + "serve the stub with WireMock",
-        "file": "the file helper is not supported yet: use bodyFileName",
+        "file": "the file helper is not supported yet: use bodyFileName"
     ]
 
     /// Calls a helper by name.
@@ -44,36 +40,91 @@ enum TemplateHelpers {
         }
         addComparisons(to: &table)
         addStrings(to: &table)
+        addHandlebarsStrings(to: &table)
+        addNumbers(to: &table)
         addData(to: &table)
         addRandom(to: &table)
         addDates(to: &table)
+        addXML(to: &table)
+        // Handlebars.java's StringHelpers all start alike: a falsy value (nothing, "", 0, false, an empty list)
+        // writes their first argument, or nothing.
+        for name in [
+            "capitalizeFirst", "center", "ljust", "rjust", "substring", "lower", "upper", "slugify", "stringFormat",
+            "stripTags", "capitalize", "abbreviate", "wordWrap", "replace", "dateFormat",
+        ] {
+            guard let helper = table[name] else { continue }
+            table[name] = { renderer, arguments, options in
+                guard let value = arguments.first, !isFalsy(value) else {
+                    return arguments.count > 1 ? .string(arguments[1].text) : .null
+                }
+                return helper(&renderer, arguments, options)
+            }
+        }
         return table
     }()
+
+    /// Handlebars.java's emptiness (`Handlebars.Utils.isEmpty`): nothing, an empty text, an empty list, false and
+    /// zero; an empty object is not.
+    static func isFalsy(_ value: TemplateValue) -> Bool {
+        switch value {
+        case .null: true
+        case .string(let text): text.isEmpty
+        case .bool(let flag): !flag
+        case .int(let number): number == 0
+        case .double(let number): number == 0
+        case .array(let items): items.isEmpty
+        case .multi(let values): values.isEmpty
+        case .object: false
+        case .lazy(let object as JSONData):
+            if case .array(let items) = object.node.kind { items.isEmpty } else { false }
+        case .lazy: false
+        }
+    }
 
     // MARK: - Comparisons
 
     private static func addComparisons(to table: inout [String: Helper]) {
-        /// A comparison: of numbers when both are, else of texts. As in WireMock 2.35.1, a query parameter or a
-        /// header (which can repeat) equals no single value (`differing` is the answer then): templates compare
-        /// its first, `request.query.x.[0]`.
-        func compare(
-            _ test: @escaping @Sendable (Double, Double) -> Bool, text: @escaping @Sendable (String, String) -> Bool,
-            differing: Bool = false
-        ) -> Helper {
+        /// Equality as Java's `equals`: numbers by value, texts by text, a number never equals a text, and a query
+        /// parameter or a header (which can repeat) equals no single value (`differing` is the answer then):
+        /// templates compare its first, `request.query.x.[0]`.
+        func equality(differing: Bool) -> Helper {
             { _, arguments, _ in
                 guard arguments.count >= 2 else { return .bool(false) }
-                if isRepeatable(arguments[0]) != isRepeatable(arguments[1]) { return .bool(differing) }
-                if let left = arguments[0].number, let right = arguments[1].number { return .bool(test(left, right)) }
-                return .bool(text(arguments[0].text, arguments[1].text))
+                let left = arguments[0]
+                let right = arguments[1]
+                if isRepeatable(left) != isRepeatable(right) { return .bool(differing) }
+                if isNumber(left) || isNumber(right) {
+                    guard isNumber(left), isNumber(right) else { return .bool(differing) }
+                    return .bool((left.number == right.number) != differing)
+                }
+                return .bool((left.text == right.text) != differing)
             }
         }
-        table["eq"] = compare({ $0 == $1 }, text: { $0 == $1 })
-        table["neq"] = compare({ $0 != $1 }, text: { $0 != $1 }, differing: true)
+        /// An order, as Java's `compareTo`: numbers with numbers, texts with texts. Anything else fails the
+        /// response, as WireMock's does (a `ClassCastException`, 500): compare `request.query.x.[0]`, or convert.
+        func order(_ name: String, _ test: @escaping @Sendable (Int) -> Bool) -> Helper {
+            { renderer, arguments, _ in
+                guard arguments.count >= 2 else { return renderer.fail("\(name) needs two values to compare") }
+                let left = arguments[0]
+                let right = arguments[1]
+                if isNumber(left), isNumber(right), let a = left.number, let b = right.number {
+                    return .bool(test(a < b ? -1 : (a > b ? 1 : 0)))
+                }
+                if case .string(let a) = left, case .string(let b) = right {
+                    return .bool(test(a < b ? -1 : (a > b ? 1 : 0)))
+                }
+                return renderer.fail(
+                    "\(name) cannot compare \(kind(of: left)) with \(kind(of: right)): compare two numbers or two "
+                        + "texts (a query parameter or header is a list: its first is request.query.name.[0])")
+            }
+        }
+        table["eq"] = equality(differing: false)
+        table["neq"] = equality(differing: true)
         table["ne"] = table["neq"]
-        table["gt"] = compare({ $0 > $1 }, text: { $0 > $1 })
-        table["gte"] = compare({ $0 >= $1 }, text: { $0 >= $1 })
-        table["lt"] = compare({ $0 < $1 }, text: { $0 < $1 })
-        table["lte"] = compare({ $0 <= $1 }, text: { $0 <= $1 })
+        table["gt"] = order("gt") { $0 > 0 }
+        table["gte"] = order("gte") { $0 >= 0 }
+        table["lt"] = order("lt") { $0 < 0 }
+        table["lte"] = order("lte") { $0 <= 0 }
         table["and"] = { _, arguments, _ in .bool(!arguments.isEmpty && arguments.allSatisfy(\.isTruthy)) }
         table["or"] = { _, arguments, _ in .bool(arguments.contains(where: \.isTruthy)) }
         table["not"] = { _, arguments, _ in .bool(!(arguments.first?.isTruthy ?? false)) }
@@ -96,33 +147,31 @@ enum TemplateHelpers {
     // MARK: - Text
 
     private static func addStrings(to table: inout [String: Helper]) {
-        table["upper"] = { _, arguments, _ in .string((arguments.first?.text ?? "").uppercased()) }
-        table["lower"] = { _, arguments, _ in .string((arguments.first?.text ?? "").lowercased()) }
-        table["capitalize"] = { _, arguments, _ in
-            .string(
-                (arguments.first?.text ?? "").split(separator: " ", omittingEmptySubsequences: false).map { word in
-                    word.prefix(1).uppercased() + word.dropFirst()
-                }.joined(separator: " "))
-        }
+        table["upper"] = { _, arguments, _ in .string((arguments.first.map(javaText) ?? "").uppercased()) }
+        table["lower"] = { _, arguments, _ in .string((arguments.first.map(javaText) ?? "").lowercased()) }
         table["trim"] = { _, arguments, _ in
             .string((arguments.first?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        table["abbreviate"] = { _, arguments, _ in
+        table["abbreviate"] = { renderer, arguments, _ in
             let text = arguments.first?.text ?? ""
-            guard arguments.count >= 2, let width = arguments[1].integer, width >= 4, text.count > width
-            else { return .string(text) }
+            guard arguments.count >= 2, case .int(let width) = arguments[1] else {
+                return renderer.fail("abbreviate needs a text and a whole number, such as {{abbreviate text 20}}")
+            }
+            // Commons Lang refuses a width under 4 whatever the text.
+            guard width >= 4 else { return renderer.fail("abbreviate's width is \(width): the minimum is 4") }
+            guard text.count > width else { return .string(text) }
             return .string(String(text.prefix(width - 3)) + "...")
         }
         table["replace"] = { _, arguments, _ in
             guard arguments.count >= 3 else { return .string(arguments.first?.text ?? "") }
             return .string(arguments[0].text.replacingOccurrences(of: arguments[1].text, with: arguments[2].text))
         }
-        table["substring"] = { _, arguments, _ in
+        table["substring"] = { renderer, arguments, _ in
             let text = Array(arguments.first?.text ?? "")
             let start = arguments.count > 1 ? arguments[1].integer ?? -1 : 0
             let end = arguments.count > 2 ? arguments[2].integer ?? -1 : text.count
             guard start >= 0, start <= end, end <= text.count else {
-                return .string("[ERROR: substring \(start) to \(end) is outside a text of \(text.count) characters]")
+                return renderer.fail("substring \(start) to \(end) is outside a text of \(text.count) characters")
             }
             return .string(String(text[start..<end]))
         }
@@ -133,31 +182,32 @@ enum TemplateHelpers {
             case .object(let members): return .int(members.count)
             case .multi(let values): return .int(values.count)
             case .lazy(let object as JSONData):
-                if case .string(let text) = object.value { return .int(text.count) }
                 return .int(object.items.count)
             case .lazy(let object): return .int(object.items.count)
             default: return .int(value.text.count)
             }
         }
-        table["join"] = { _, arguments, options in
-            // Both orders WireMock's versions use: (list, separator) and (separator, list...).
-            if let list = arguments.first, list.items.count > 0 || isList(list) {
-                let separator = arguments.count > 1 ? arguments[1].text : ","
-                return .string(list.items.map(\.value.text).joined(separator: separator))
+        table["join"] = { renderer, arguments, options in
+            // Handlebars.java's: `{{join list ', '}}`, or `{{join a b c ', '}}`: the last argument is the separator.
+            guard let context = arguments.first, !isFalsy(context) else { return .string("") }
+            guard arguments.count >= 2 else {
+                return renderer.fail("join needs a separator, its last argument: {{join list ', '}}")
             }
-            guard let separator = arguments.first else { return .string("") }
-            let rest = arguments.dropFirst().flatMap { isList($0) ? $0.items.map(\.value) : [$0] }
+            guard case .string(let separator) = arguments[arguments.count - 1] else {
+                return renderer.fail("join's last argument is its separator, and must be a text: {{join list ', '}}")
+            }
+            let items = isList(context) ? context.items.map(\.value) : Array(arguments.dropLast())
             let prefix = options["prefix"]?.text ?? ""
             let suffix = options["suffix"]?.text ?? ""
-            return .string(prefix + rest.map(\.text).joined(separator: separator.text) + suffix)
+            return .string(items.map { prefix + $0.text + suffix }.joined(separator: separator))
         }
-        table["base64"] = { _, arguments, options in
+        table["base64"] = { renderer, arguments, options in
             let text = arguments.first?.text ?? ""
             if options["decode"]?.isTruthy == true {
                 var padded = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 while padded.count % 4 != 0 { padded += "=" }
                 guard let data = Data(base64Encoded: padded) else {
-                    return .string("[ERROR: \"\(text)\" is not base64]")
+                    return renderer.fail("base64 cannot decode \"\(text.prefix(100))\": it is not base64")
                 }
                 return .string(String(decoding: data, as: UTF8.self))
             }
@@ -199,31 +249,57 @@ enum TemplateHelpers {
             }
             return .string(Range(match.range, in: text).map { String(text[$0]) } ?? "")
         }
-        table["val"] = { _, arguments, options in
-            if let value = arguments.first, !isNull(value) { return value }
-            return options["or"] ?? options["default"] ?? .null
+        table["val"] = { renderer, arguments, options in
+            let value =
+                arguments.first.flatMap { isNull($0) ? nil : $0 } ?? options["or"] ?? options["default"] ?? .null
+            if let name = options["assign"] {
+                renderer.assign(name.text, value)
+                return .null
+            }
+            return value
         }
-        table["math"] = { _, arguments, _ in
-            guard arguments.count >= 3, let left = arguments[0].number, let right = arguments[2].number else {
-                return .string("[ERROR: math needs a number, an operator and a number]")
+        table["math"] = { renderer, arguments, _ in
+            // Java's BigDecimal, as WireMock's: `0.1 + 0.2` is 0.3, a quotient keeps the scale of the number
+            // divided (rounded half up: `7 / 2` is 4, `7.0 / 2` is 3.5), and what is not a number counts as 0.
+            guard arguments.count >= 3 else {
+                return renderer.fail("math needs a number, an operator and a number, such as {{math 1 '+' 2}}")
             }
-            let integers = isInteger(arguments[0]) && isInteger(arguments[2])
-            let result: Double
+            if let a = arguments[0].number, let b = arguments[2].number,
+                !a.isFinite || !b.isFinite || max(abs(a), abs(b)) >= 1e38
+            {
+                // Beyond what a Decimal holds exactly: as doubles.
+                switch arguments[1].text {
+                case "+": return .double(a + b)
+                case "-": return .double(a - b)
+                case "*": return .double(a * b)
+                case "/" where b != 0: return .double(a / b)
+                case "%" where b != 0: return .double(a.truncatingRemainder(dividingBy: b))
+                case "/", "%": return renderer.fail("math divides \(arguments[0].text) by zero")
+                default: return .error("math's operator \"\(arguments[1].text)\" is not one of + - * / %")
+                }
+            }
+            let left = ScaledDecimal(arguments[0])
+            let right = ScaledDecimal(arguments[2])
+            let result: ScaledDecimal
             switch arguments[1].text {
-            case "+": result = left + right
-            case "-": result = left - right
-            case "*": result = left * right
-            case "/":
-                guard right != 0 else { return .string("[ERROR: division by zero]") }
-                result = left / right
-            case "%":
-                guard right != 0 else { return .string("[ERROR: division by zero]") }
-                result = left.truncatingRemainder(dividingBy: right)
+            case "+": result = ScaledDecimal(left.value + right.value, scale: max(left.scale, right.scale))
+            case "-": result = ScaledDecimal(left.value - right.value, scale: max(left.scale, right.scale))
+            case "*": result = ScaledDecimal(left.value * right.value, scale: left.scale + right.scale)
+            case "/", "%":
+                guard !right.value.isZero else { return renderer.fail("math divides \(left.text) by zero") }
+                if arguments[1].text == "/" {
+                    result = ScaledDecimal(
+                        (left.value / right.value).rounded(scale: left.scale, mode: .plain), scale: left.scale)
+                } else {
+                    // Truncated toward zero, as Java's remainder.
+                    let whole = (left.value.magnitude / right.value.magnitude).rounded(scale: 0, mode: .down)
+                    let quotient = (left.value < 0) != (right.value < 0) ? -whole : whole
+                    result = ScaledDecimal(left.value - quotient * right.value, scale: max(left.scale, right.scale))
+                }
             default:
-                return .string("[ERROR: \(arguments[1].text) is not one of + - * / %]")
+                return .error("math's operator \"\(arguments[1].text)\" is not one of + - * / %")
             }
-            if integers, result == result.rounded(), abs(result) < 9e15 { return .int(Int(result)) }
-            return .double(result)
+            return result.templateValue
         }
     }
 
@@ -240,18 +316,34 @@ enum TemplateHelpers {
         return false
     }
 
+    /// A value's text as Java's `toString` writes it (`TRUE` for `upper true` starts from `true`).
+    static func javaText(_ value: TemplateValue) -> String { value.text }
+
+    static func isNumber(_ value: TemplateValue) -> Bool {
+        switch value {
+        case .int, .double: true
+        default: false
+        }
+    }
+
+    /// What a value is, in words, for errors.
+    static func kind(of value: TemplateValue) -> String {
+        switch value {
+        case .null: "nothing"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string: "a text"
+        case .array, .lazy: "a list or an object"
+        case .object: "an object"
+        case .multi: "a query parameter or header (a list)"
+        }
+    }
+
     static func isNull(_ value: TemplateValue) -> Bool {
         if case .null = value { return true }
         return false
     }
 
-    private static func isInteger(_ value: TemplateValue) -> Bool {
-        switch value {
-        case .int: true
-        case .string(let text): Int(text) != nil
-        default: false
-        }
-    }
 }
 
 /// What helpers compile from text (regular expressions, JSONPath expressions), kept by that text: templates

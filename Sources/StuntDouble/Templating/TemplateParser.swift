@@ -12,8 +12,15 @@ struct TemplateParser {
     /// Why a helper WireMock has cannot be used here, or `nil`.
     private let refusal: (String) -> String?
 
-    init(_ text: String, isHelper: @escaping (String) -> Bool, refusal: @escaping (String) -> String? = { _ in nil }) {
+    /// Whether `{{value}}` is escaped for HTML (WireMock 2), or written as it is (WireMock 3).
+    private let escapesHTML: Bool
+
+    init(
+        _ text: String, escapesHTML: Bool = false, isHelper: @escaping (String) -> Bool,
+        refusal: @escaping (String) -> String? = { _ in nil }
+    ) {
         bytes = Array(text.utf8)
+        self.escapesHTML = escapesHTML
         self.isHelper = { isHelper($0) || refusal($0) != nil }
         self.refusal = refusal
     }
@@ -59,6 +66,11 @@ struct TemplateParser {
         }
         while index < bytes.count {
             let byte = bytes[index]
+            if byte == UInt8(ascii: "\\"), starts(with: "\\{{{") {
+                throw TemplateSyntaxError(
+                    message: "\\{{{ cannot be escaped (Java Handlebars refuses it): write \\{{ and a third { after it",
+                    offset: index)
+            }
             if byte == UInt8(ascii: "\\"), starts(with: "\\{{") {
                 text += Array("{{".utf8)
                 index += 3
@@ -92,6 +104,9 @@ struct TemplateParser {
             }
             skipSpaces()
             switch bytes[safe: index] {
+            case UInt8(ascii: "#") where bytes[safe: index + 1] == UInt8(ascii: "*"):
+                index += 2
+                nodes.append(try parsePartialDefinition(tagStart: tagStart))
             case UInt8(ascii: "#"):
                 index += 1
                 nodes.append(.block(try parseBlock(tagStart: tagStart)))
@@ -102,9 +117,16 @@ struct TemplateParser {
                 try closeTag(triple: false, tagStart: tagStart)
                 return (nodes, Ending(kind: .close(name), text: "/" + name, offset: tagStart))
             case UInt8(ascii: ">"):
-                throw TemplateSyntaxError(
-                    message: "partials ({{> name}}) are not supported: write the text in the template", offset: tagStart
-                )
+                index += 1
+                skipSpaces()
+                let name: String
+                if let quote = bytes[safe: index], quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                    name = try parseString(tagStart: tagStart)
+                } else {
+                    name = try parseName(tagStart: tagStart)
+                }
+                try closeTag(triple: false, tagStart: tagStart)
+                nodes.append(.partial(name, offset: tagStart))
             case UInt8(ascii: "&"):
                 index += 1
                 let expression = try parseTagExpression(tagStart: tagStart)
@@ -128,7 +150,7 @@ struct TemplateParser {
                 }
                 let expression = try parseTagExpression(tagStart: tagStart)
                 try closeTag(triple: false, tagStart: tagStart)
-                nodes.append(.value(expression, escaped: true))
+                nodes.append(.value(expression, escaped: escapesHTML))
             }
         }
         flush()
@@ -181,6 +203,28 @@ struct TemplateParser {
         return TemplateBlock(
             helper: helper, arguments: arguments, blockParameters: parameters, body: body, inverse: inverse,
             offset: offset)
+    }
+
+    /// `{{#*inline "name"}}`, then the body and `{{/inline}}`.
+    private mutating func parsePartialDefinition(tagStart: Int) throws(TemplateSyntaxError) -> TemplateNode {
+        skipSpaces()
+        guard matchWord("inline") else {
+            throw TemplateSyntaxError(
+                message: "the only decorator is {{#*inline \"name\"}} (an inline partial)", offset: tagStart)
+        }
+        skipSpaces()
+        guard let quote = bytes[safe: index], quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+            throw TemplateSyntaxError(
+                message: "{{#*inline}} needs a name in quotes: {{#*inline \"name\"}}", offset: tagStart)
+        }
+        let name = try parseString(tagStart: tagStart)
+        try closeTag(triple: false, tagStart: tagStart)
+        let (body, ending) = try parseNodes(closing: "inline", opening: tagStart)
+        guard case .close("inline")? = ending?.kind else {
+            throw TemplateSyntaxError(
+                message: "{{#*inline \"\(name)\"}} is never closed: add {{/inline}}", offset: tagStart)
+        }
+        return .partialDefinition(name, body)
     }
 
     // MARK: - Expressions
@@ -248,7 +292,16 @@ struct TemplateParser {
             index += 1
             return .call(name, arguments, offset: start)
         case UInt8(ascii: "'"), UInt8(ascii: "\""):
-            return .literal(.string(try parseString(tagStart: tagStart)))
+            let start = index
+            let text = try parseString(tagStart: tagStart)
+            if let next = bytes[safe: index], !Self.isSpace(next), next != UInt8(ascii: ")"),
+                next != UInt8(ascii: "}"), next != UInt8(ascii: "~")
+            {
+                throw TemplateSyntaxError(
+                    message: "a string ends inside a value: write a quote inside a string as \\' or use the other "
+                        + "quote around it", offset: start)
+            }
+            return .literal(.string(text))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = index
             index += 1

@@ -15,6 +15,10 @@ struct TemplateRenderer {
     private var scopes: [Scope]
     /// What `#assign` set, for the rest of the template.
     private var variables: [String: TemplateValue] = [:]
+    /// Inline partials defined so far, by name.
+    private var partials: [String: [TemplateNode]] = [:]
+    /// Why the response cannot be rendered, once a helper said so (the first reason is kept).
+    private(set) var failure: String?
 
     init(root: TemplateValue, environment: TemplateEnvironment) {
         scopes = [Scope(value: root)]
@@ -24,8 +28,19 @@ struct TemplateRenderer {
     // MARK: - Nodes
 
     mutating func render(_ nodes: [TemplateNode]) {
+        // Inline partials are defined before anything among them renders, as Handlebars' decorators.
+        for case .partialDefinition(let name, let body) in nodes { partials[name] = body }
         for node in nodes {
             switch node {
+            case .partialDefinition:
+                break
+            case .partial(let name, _):
+                guard let body = partials[name] else {
+                    _ = fail(
+                        "there is no partial \"\(name)\": define it first with {{#*inline \"\(name)\"}}...{{/inline}}")
+                    continue
+                }
+                render(body)
             case .text(let text):
                 output += text
             case .value(let expression, let escaped):
@@ -50,19 +65,20 @@ struct TemplateRenderer {
     private mutating func renderBlock(_ block: TemplateBlock) {
         switch block.helper {
         case "if", "unless":
+            // Java Handlebars has no `includeZero`: 0 is false.
             let value = block.arguments.positional.first.map { evaluate($0) } ?? .null
-            let include = block.arguments.named.first { $0.name == "includeZero" }.map { evaluate($0.value).isTruthy }
-            var truthy = value.isTruthy
-            if include == true, value.number == 0 { truthy = true }
-            render(truthy == (block.helper == "if") ? block.body : block.inverse)
+            render(value.isTruthy == (block.helper == "if") ? block.body : block.inverse)
         case "each":
             let value = block.arguments.positional.first.map { evaluate($0) } ?? .null
             let items = value.items
             guard !items.isEmpty else { return render(block.inverse) }
             for (index, item) in items.enumerated() {
                 var scope = Scope(value: item.value)
+                // As Java Handlebars: `@first` is the text "first" on the first item (nothing on the others), `@last`
+                // "last" on the last.
                 scope.data = [
-                    "index": .int(index), "first": .bool(index == 0), "last": .bool(index == items.count - 1),
+                    "index": .int(index), "first": index == 0 ? .string("first") : .null,
+                    "last": index == items.count - 1 ? .string("last") : .null,
                 ]
                 if let key = item.key { scope.data["key"] = .string(key) }
                 if let name = block.blockParameters.first { scope.parameters[name] = item.value }
@@ -84,11 +100,31 @@ struct TemplateRenderer {
         case "assign":
             let name = block.arguments.positional.first.map { evaluate($0).text } ?? ""
             variables[name] = .string(capture(block.body))
+        case "arrayJoin" where block.arguments.positional.count >= 2:
+            // `{{#arrayJoin ',' list as |item|}}...{{/arrayJoin}}`: the body for each item, separated.
+            let separator = evaluate(block.arguments.positional[0]).text
+            let list = evaluate(block.arguments.positional[1])
+            let items = TemplateHelpers.isList(list) ? list.items.map(\.value) : [list]
+            let named = evaluateNamed(block.arguments)
+            output += named["prefix"]?.text ?? ""
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += separator }
+                var scope = Scope(value: item)
+                if let name = block.blockParameters.first { scope.parameters[name] = item }
+                scopes.append(scope)
+                render(block.body)
+                scopes.removeLast()
+            }
+            output += named["suffix"]?.text ?? ""
         case "parseJson" where block.arguments.positional.count == 1:
             // `{{#parseJson 'name'}}{"a": 1}{{/parseJson}}`, then `{{name.a}}`.
             let name = evaluate(block.arguments.positional[0]).text
             let text = capture(block.body)
-            variables[name] = JSONData.parse(text).map(JSONData.wrap) ?? .string("[ERROR: not valid JSON]")
+            guard let value = JSONData.parse(text) else {
+                _ = fail("parseJson was given text that is not JSON: \(text.prefix(100))")
+                return
+            }
+            variables[name] = TemplateValue(value)
         default:
             // Any other helper as a block: a helper that takes text gets the body's (`{{#trim}} x {{/trim}}`);
             // the body is written when the result is true (`{{#eq a b}}same{{else}}not{{/eq}}`), or the
@@ -101,6 +137,8 @@ struct TemplateRenderer {
                 return
             }
             let result = TemplateHelpers.call(block.helper, arguments, named, renderer: &self)
+            // WireMock's `matches` as a block writes nothing when the text does not match (not its else).
+            if block.helper == "matches", case .bool(false) = result { return }
             switch result {
             case .bool(let value):
                 render(value ? block.body : block.inverse)
@@ -164,6 +202,13 @@ struct TemplateRenderer {
             current = next
         }
         return current
+    }
+
+    /// Fails the rendering, as a Java exception in WireMock's helpers fails the response (500); the first
+    /// reason is kept.
+    mutating func fail(_ message: String) -> TemplateValue {
+        if failure == nil { failure = message }
+        return .null
     }
 
     mutating func assign(_ name: String, _ value: TemplateValue) {

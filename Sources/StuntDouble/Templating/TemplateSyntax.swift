@@ -8,6 +8,10 @@ indirect enum TemplateNode: Sendable {
     case value(TemplateExpression, escaped: Bool)
     /// `{{#helper ...}}...{{else}}...{{/helper}}`.
     case block(TemplateBlock)
+    /// `{{#*inline "name"}}...{{/inline}}`: a partial the template defines (for the nodes it is among).
+    case partialDefinition(String, [TemplateNode])
+    /// `{{> name}}`: a partial rendered in the current context; `offset` locates it.
+    case partial(String, offset: Int)
 }
 
 /// A block: its helper, what it is given, its body and what `{{else}}` holds.

@@ -18,6 +18,9 @@ indirect enum TemplateValue: Sendable {
     /// A value that works out its members when asked (the request, and its headers and cookies).
     case lazy(any TemplateObject)
 
+    /// An error written in the response where the value would be, as WireMock's helpers write theirs.
+    static func error(_ message: String) -> TemplateValue { .string("[ERROR: \(message)]") }
+
     /// The text a template writes for the value.
     var text: String {
         switch self {
@@ -26,11 +29,18 @@ indirect enum TemplateValue: Sendable {
         case .int(let value): String(value)
         case .double(let value): Self.javaText(value)
         case .string(let value): value
-        case .array(let items): "[" + items.map(\.text).joined(separator: ", ") + "]"
-        case .object(let members): "{" + members.map { "\($0.key)=\($0.value.text)" }.joined(separator: ", ") + "}"
+        case .array(let items): "[" + items.map(\.nestedText).joined(separator: ", ") + "]"
+        case .object(let members):
+            "{" + members.map { "\($0.key)=\($0.value.nestedText)" }.joined(separator: ", ") + "}"
         case .multi(let values): values.first ?? ""
         case .lazy(let object): object.text
         }
+    }
+
+    /// The text of a value inside a list or a map, as Java's `toString` writes it: `null` is "null".
+    private var nestedText: String {
+        if case .null = self { return "null" }
+        return text
     }
 
     /// A double as Java prints it: `2.0`, `0.5`, `1.0E10`.
@@ -66,8 +76,12 @@ indirect enum TemplateValue: Sendable {
             if name == "length" || name == "size" { return .int(items.count) }
             return Self.index(name, count: items.count).map { items[$0] }
         case .multi(let values):
-            if name == "length" || name == "size" { return .int(values.count) }
-            return Self.index(name, count: values.count).map { .string(values[$0]) }
+            switch name {
+            case "length", "size": return .int(values.count)
+            case "first": return values.first.map(TemplateValue.string)
+            case "last": return values.last.map(TemplateValue.string)
+            default: return Self.index(name, count: values.count).map { .string(values[$0]) }
+            }
         case .lazy(let object):
             return object.member(name)
         case .string(let text):
@@ -137,7 +151,7 @@ indirect enum TemplateValue: Sendable {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
         case .number(let number):
-            self = Int(number.text).map(TemplateValue.int) ?? .double(Double(number.text) ?? 0)
+            self = JSONData.scalar(number)
         case .string(let value): self = .string(value)
         case .array(let items): self = .array(items.map(TemplateValue.init))
         case .object(let members): self = .object(members.map { ($0.key, TemplateValue($0.value)) })

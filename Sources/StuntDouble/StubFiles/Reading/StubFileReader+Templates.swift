@@ -26,15 +26,9 @@ extension StubFileReader {
                 }
             }
         }
-        var parameters: [String: String] = [:]
+        var parameters: [(key: String, value: TemplateValue)] = []
         if let node = fields["transformerParameters"], let members = node.members {
-            for member in members {
-                if case .string(let text) = member.value.kind {
-                    parameters[member.key] = text
-                } else {
-                    parameters[member.key] = member.value.compactText
-                }
-            }
+            parameters = members.map { ($0.key, TemplateValue($0.value)) }
         }
         guard isTemplated else {
             if fields["transformerParameters"].map({ !Self.isEmpty($0) }) == true {
@@ -46,6 +40,10 @@ extension StubFileReader {
         }
         var templates = ResponseSpec.Templates(
             parameters: parameters, environment: templating.environment, filesDirectory: filesDirectory)
+        templates.escapesHTML = templating.escapesHTML
+        if case .bool(true)? = fields["transformerParameters"]?["disableBodyFileTemplating"]?.kind {
+            templates.isBodyFileTemplated = false
+        }
         if let node = fields["body"], case .string(let text) = node.kind {
             templates.body = compile(text, in: node, field: Self.join(field, "body"))
         } else if let node = fields["jsonBody"], !Self.isNull(node), let body = response.body {
@@ -57,20 +55,33 @@ extension StubFileReader {
                 templates.bodyFileName = compile(name, in: node, field: Self.join(field, "bodyFileName"))
                 response.body = nil
                 response.bodyFailure = nil
-            } else if let body = response.body {
+            } else if let body = response.body, templates.isBodyFileTemplated {
                 templates.body = compile(
                     String(decoding: body, as: UTF8.self), in: node, field: Self.join(field, "bodyFileName"),
                     source: "__files/\(name)")
             }
         }
-        for header in response.headers where header.value.contains("{{") {
-            let node = fields["headers"]?[header.name.rawValue] ?? fields["headers"] ?? JSONNode.string("")
-            if let template = compile(header.value, in: node, field: Self.join(field, "headers.\(header.name)")) {
-                templates.headers.append((header.name, template))
+        var templatedNames: [HTTPHeaders.Name] = []
+        for header in response.headers where header.value.contains("{{") && !templatedNames.contains(header.name) {
+            templatedNames.append(header.name)
+        }
+        for name in templatedNames {
+            // Every value of the name, so that a templated one keeps its place among the others.
+            let node = fields["headers"]?[name.rawValue] ?? fields["headers"] ?? JSONNode.string("")
+            let compiled = response.headers.values(for: name).compactMap { value in
+                compile(value, in: node, field: Self.join(field, "headers.\(name)"))
             }
+            templates.headers.append((name, compiled))
         }
         if let node = fields["proxyBaseUrl"], case .string(let text) = node.kind, text.contains("{{") {
             templates.proxyBaseURL = compile(text, in: node, field: Self.join(field, "proxyBaseUrl"))
+        }
+        for member in fields["additionalProxyRequestHeaders"]?.members ?? [] {
+            guard case .string(let text) = member.value.kind, text.contains("{{") else { continue }
+            let place = Self.join(field, "additionalProxyRequestHeaders.\(member.key)")
+            if let template = compile(text, in: member.value, field: place) {
+                templates.proxyHeaders.append((member.key, template))
+            }
         }
         response.templates = templates
     }
@@ -81,7 +92,7 @@ extension StubFileReader {
         _ text: String, in node: JSONNode, field: String, source: String? = nil, kind: String = "response template"
     ) -> ResponseTemplate? {
         do {
-            return try ResponseTemplate(text)
+            return try ResponseTemplate(text, escapesHTML: templating.escapesHTML)
         } catch {
             if let source {
                 unsupported(

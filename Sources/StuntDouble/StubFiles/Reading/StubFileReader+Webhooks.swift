@@ -201,7 +201,7 @@ extension StubFileReader {
         guard errorCount == errorsBefore, let url, let method else { return nil }
         return WebhookSpec(
             method: method, url: url, headers: headers, body: body, delay: delay,
-            parameters: JSONData.wrap(JSONValue(node)), environment: templating.environment,
+            parameters: JSONData.wrap(node), environment: templating.environment,
             origin: "\(file):\(place.line):\(place.column)")
     }
 }
