@@ -24,7 +24,7 @@ import FoundationNetworking
         #expect(String(decoding: data, as: UTF8.self) == "late")
         let elapsed = secondsSince(start)
         #expect(elapsed >= 0.3)
-        #expect(elapsed < 30, "a hang guard, not a timing claim (the benchmark measures accuracy)")
+        #expect(elapsed < 120, "a hang guard, not a timing claim (the benchmark measures accuracy)")
     }
 
     @Test func aThrottledBodyArrivesWholeForAsyncCallers() async throws {
@@ -41,7 +41,7 @@ import FoundationNetworking
         #expect(data == body, "every byte, in order, not only the last chunk")
         let elapsed = secondsSince(start)
         #expect(elapsed >= 0.3)
-        #expect(elapsed < 30, "a hang guard, not a timing claim (the benchmark measures accuracy)")
+        #expect(elapsed < 120, "a hang guard, not a timing claim (the benchmark measures accuracy)")
     }
 
     @Test func sessionDelegatesReceiveAThrottledBodyProgressively() async throws {

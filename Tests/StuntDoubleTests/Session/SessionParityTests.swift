@@ -144,7 +144,7 @@ struct TeapotError: Error, Equatable {
         let (data, _) = try await session.data(from: URL(string: "https://api.test/file")!)
         #expect(data == body)
         #expect(secondsSince(start) >= 0.4)
-        #expect(secondsSince(start) < 30, "a hang guard, not a timing claim")
+        #expect(secondsSince(start) < 120, "a hang guard, not a timing claim")
     }
 
     @Test(arguments: DeliveryPath.allCases)
