@@ -52,6 +52,9 @@ import Testing
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file.path))
         var configuration = HTTPClient.Configuration()
         configuration.tlsConfiguration = tls
+        // AsyncHTTPClient's connect timeout (10 s) includes the TLS handshake, which BoringSSL built with
+        // ThreadSanitizer, on a loaded machine, took longer than that: a bound on the client, not a claim.
+        configuration.timeout.connect = .seconds(120)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await body(client)
