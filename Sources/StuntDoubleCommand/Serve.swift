@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve stub files over HTTP until interrupted (Ctrl-C).",
         discussion: """
-            Without --root, serves the bundled examples: seed 000's GitHub repositories, a JSON API with a URI \
+            Without --root, serves the bundled examples: a Moya-style GitHub target's repositories, a JSON API with a URI \
             template, and slow, dribbled, failing and flaky endpoints. Try:
 
               stuntdouble serve &
