@@ -86,6 +86,7 @@ final class PacedConnection: Sendable {
         let reader = Reader(pace: pace)
         if keepsBodies { reader.state.keptBodyBytes = .max }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(120))  // a bound for a loaded machine, not a claim
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)
             .channelOption(.maxMessagesPerRead, value: 1)

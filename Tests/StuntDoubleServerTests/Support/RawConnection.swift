@@ -60,7 +60,10 @@ final class RawConnection: Sendable {
     /// - Throws: When the connection cannot be made.
     static func connect(to baseURL: URL, sending greeting: String? = nil) async throws -> RawConnection {
         let inbox = Inbox(greeting: greeting.map { Data($0.utf8) })
+        // NIO's 10-second connect timeout is a bound, not a claim: a thousand connections at once on a loaded
+        // 2-core machine took longer than that to be accepted in a fresh-clone CI run.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(120))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbox) }
             }
