@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "StuntDouble", targets: ["StuntDouble"]),
+        .library(name: "StuntDoubleWireMock", targets: ["StuntDoubleWireMock"]),
         .library(name: "StuntDoubleTesting", targets: ["StuntDoubleTesting"]),
         .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
         .library(name: "StuntDoubleServer", targets: ["StuntDoubleServer"]),
@@ -37,9 +38,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "StuntDouble", dependencies: ["CStuntDouble"]),
+        // WireMock's format: stub files, response templates, JSONPath, recordings written as stub files. Only
+        // those who use them compile and link them (the server and the command do).
+        .target(name: "StuntDoubleWireMock", dependencies: ["StuntDouble"]),
         // Code that runs when a process loads StuntDouble (and StuntDoubleTesting): see load.c in each.
         .target(name: "CStuntDouble"),
-        .target(name: "StuntDoubleTesting", dependencies: ["StuntDouble", "CStuntDoubleTesting"]),
+        // The recording trait and helpers write stub files: StuntDoubleTesting links WireMock's format.
+        .target(
+            name: "StuntDoubleTesting", dependencies: ["StuntDouble", "StuntDoubleWireMock", "CStuntDoubleTesting"]),
         .target(name: "CStuntDoubleTesting"),
         .target(
             name: "StuntDoubleTargets",
@@ -48,7 +54,7 @@ let package = Package(
         .target(
             name: "StuntDoubleServer",
             dependencies: [
-                "StuntDouble", "StuntDoubleOpenAPI",
+                "StuntDouble", "StuntDoubleWireMock", "StuntDoubleOpenAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -67,7 +73,7 @@ let package = Package(
         .target(
             name: "StuntDoubleOpenAPI",
             dependencies: [
-                "StuntDouble",
+                "StuntDouble", "StuntDoubleWireMock",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
@@ -78,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "StuntDoubleCommand",
             dependencies: [
-                "StuntDoubleServer", "StuntDouble", "StuntDoubleOpenAPI",
+                "StuntDoubleServer", "StuntDouble", "StuntDoubleWireMock", "StuntDoubleOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -89,7 +95,12 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
-            name: "StuntDoubleTestingTests", dependencies: ["StuntDoubleTesting", "StuntDouble", "TestSupport"]
+            name: "StuntDoubleWireMockTests", dependencies: ["StuntDoubleWireMock", "StuntDouble", "TestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "StuntDoubleTestingTests",
+            dependencies: ["StuntDoubleTesting", "StuntDouble", "StuntDoubleWireMock", "TestSupport"]
         ),
         .testTarget(
             name: "StuntDoubleTargetsTests",
@@ -110,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "StuntDoubleOpenAPITests",
             dependencies: [
-                "StuntDoubleOpenAPI", "StuntDouble",
+                "StuntDoubleOpenAPI", "StuntDouble", "StuntDoubleWireMock",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -121,8 +132,8 @@ let package = Package(
             dependencies: [
                 // The command is a dependency so that `swift test` builds it: CommandTests run it.
                 // The probe fetches the server's HTTPS with URLSession in a process of its own.
-                "StuntDoubleServer", "StuntDouble", "TestSupport", "StuntDoubleCommand", "SharedSessionProbe",
-                "StuntDoubleOpenAPI",
+                "StuntDoubleServer", "StuntDouble", "StuntDoubleWireMock", "TestSupport", "StuntDoubleCommand",
+                "SharedSessionProbe", "StuntDoubleOpenAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,7 +148,7 @@ let package = Package(
             ]
         ),
         // Loopback servers for tests that reach a network: one that answers, one that never does.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StuntDouble"], path: "Tests/TestSupport"),
         // Runs in its own process for SharedSessionProcessTests (URLSession.shared needs a fresh process).
         .executableTarget(name: "SharedSessionProbe", dependencies: ["StuntDouble"], path: "Tests/SharedSessionProbe"),
     ]

@@ -23,7 +23,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "JSONBenchmark",
-            dependencies: [.product(name: "StuntDouble", package: "StuntDouble")]
+            dependencies: [
+                .product(name: "StuntDouble", package: "StuntDouble"),
+                .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
+            ]
         ),
         .executableTarget(
             name: "OpenAPIBenchmark",

@@ -16,12 +16,21 @@ let package = Package(
         .package(name: "StuntDouble", path: "..")
     ],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "StuntDouble", package: "StuntDouble")])
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "StuntDouble", package: "StuntDouble"),
+                .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
+            ]
+        )
     ]
         + fuzzers.map {
             .executableTarget(
                 name: $0,
-                dependencies: ["FuzzSupport", .product(name: "StuntDouble", package: "StuntDouble")]
+                dependencies: [
+                    "FuzzSupport", .product(name: "StuntDouble", package: "StuntDouble"),
+                    .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
+                ]
                     + ($0 == "FuzzOpenAPI" ? [.product(name: "StuntDoubleOpenAPI", package: "StuntDouble")] : [])
             )
         }

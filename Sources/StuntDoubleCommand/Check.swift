@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StuntDouble
 import StuntDoubleOpenAPI
+import StuntDoubleWireMock
 
 /// `stuntdouble check`: validates stub files without serving them.
 struct Check: AsyncParsableCommand {

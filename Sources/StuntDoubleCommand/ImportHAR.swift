@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 
 /// `stuntdouble import-har`: a HAR file's exchanges as stub files.
 struct ImportHAR: AsyncParsableCommand {

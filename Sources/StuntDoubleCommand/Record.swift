@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 
 /// `stuntdouble record`: a recording proxy on loopback, until SIGINT or SIGTERM; then the exchanges are written
 /// as stub files.

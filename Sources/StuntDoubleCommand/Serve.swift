@@ -5,6 +5,7 @@ import Logging
 import StuntDouble
 import StuntDoubleOpenAPI
 import StuntDoubleServer
+import StuntDoubleWireMock
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import StuntDouble
 import StuntDoubleOpenAPI
+import StuntDoubleWireMock
 
 extension HTTPStubServer {
     /// Where a server listens, its limits, and where it logs.

@@ -8,6 +8,7 @@ import NIOPosix
 import NIOSSL
 import StuntDouble
 import StuntDoubleOpenAPI
+import StuntDoubleWireMock
 
 /// A real HTTP/1.1 server on loopback that answers with a stubber's stubs: the same matchers, precedence,
 /// responses, sequences, scenarios, journal and near-miss reports as in process, for clients that are not

@@ -7,6 +7,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import StuntDouble
+import StuntDoubleWireMock
 
 /// What every connection of a server shares.
 final class ServerCore: Sendable {
@@ -77,7 +78,7 @@ final class ServerCore: Sendable {
     func loggedTarget(_ target: String) -> String {
         guard let mark = target.firstIndex(of: "?") else { return target }
         var secret: Set<String> = ["token"]
-        if let recording = stubber.recording {
+        if let recording = stubber.recording as? HTTPRecording {
             secret.formUnion(recording.options.redactedQueryParameters)
         }
         let query = target[target.index(after: mark)...]

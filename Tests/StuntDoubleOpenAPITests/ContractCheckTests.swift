@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 import Testing
 
 @testable import StuntDoubleOpenAPI

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import StuntDouble
+import StuntDoubleWireMock
 import Testing
 
 @testable import StuntDoubleOpenAPI

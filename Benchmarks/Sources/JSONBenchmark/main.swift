@@ -11,6 +11,7 @@
 
 import Foundation
 @_spi(Benchmarks) import StuntDouble
+import StuntDoubleWireMock
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -4,6 +4,7 @@ import Foundation
 import FuzzSupport
 
 @testable import StuntDouble
+@testable import StuntDoubleWireMock
 
 /// Requests every mapping that loads is asked about: matchers of every kind run on them.
 let probes: [HTTPIncomingRequest] = [

@@ -5,6 +5,7 @@ import Foundation
 import FuzzSupport
 
 @testable import StuntDouble
+@testable import StuntDoubleWireMock
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

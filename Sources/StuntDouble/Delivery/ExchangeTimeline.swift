@@ -16,7 +16,7 @@ struct ExchangeTimeline {
     /// One thing to do.
     enum Step {
         /// Let the network answer the request (an ignore rule, opt-in mode, a recording).
-        case relay(HTTPIncomingRequest, recording: HTTPRecording?, hop: Int)
+        case relay(HTTPIncomingRequest, recording: (any HTTPExchangeRecorder)?, hop: Int)
         /// A proxying stub's delay is over: the network answers the forwarded request.
         case forward(URLRequest, hop: Int)
         /// A stubbed 3xx is due: follow it to `target` (or ask the task's delegate first).
@@ -93,7 +93,8 @@ struct ExchangeTimeline {
                 scheduleResponse(plan, at: offset)
             }
         case .passThrough(let reason):
-            let recording: HTTPRecording? = if case .recording(let recording) = reason { recording } else { nil }
+            let recording: (any HTTPExchangeRecorder)? =
+                if case .recording(let recording) = reason { recording } else { nil }
             add(offset, isEvent: true, .relay(request, recording: recording, hop: hop))
             // The network's answer must come within the timeout too: a hung relay must not hang the caller.
             add(offset + timeout, isEvent: false, .timeOut)

@@ -10,7 +10,7 @@ extension ResponsePlayer {
     /// Fetches a request the stubber lets through from the network, and relays the answer. The request is
     /// started from another queue: creating a task from the session work queue would deadlock. It keeps the
     /// caller's timeout and cache policy.
-    func relay(_ request: URLRequest, first: Bool, recording: (HTTPRecording, HTTPIncomingRequest)? = nil) {
+    func relay(_ request: URLRequest, first: Bool, recording: (any HTTPExchangeRecorder, HTTPIncomingRequest)? = nil) {
         var adjusted = request
         if !first {
             adjusted.timeoutInterval = timeout

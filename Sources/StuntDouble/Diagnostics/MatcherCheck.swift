@@ -13,7 +13,9 @@ public struct MatcherCheck: Hashable, Sendable, CustomStringConvertible {
     /// How close the request came, from 0 (nothing alike) to 1 (matched); used to rank near misses.
     let closeness: Double
 
-    init(matcher: String, passed: Bool, expected: String?, actual: String?, note: String?, closeness: Double? = nil) {
+    package init(
+        matcher: String, passed: Bool, expected: String?, actual: String?, note: String?, closeness: Double? = nil
+    ) {
         self.matcher = matcher
         self.passed = passed
         self.expected = expected

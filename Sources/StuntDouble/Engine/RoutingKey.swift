@@ -1,5 +1,5 @@
 /// The index bucket of a stub, from its most selective matcher.
-enum RoutingKey: Hashable, Sendable {
+package enum RoutingKey: Hashable, Sendable {
     /// No key: the stub is scanned for every request.
     case none
     /// Matches requests on one host (any path).

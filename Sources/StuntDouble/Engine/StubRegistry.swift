@@ -86,7 +86,7 @@ final class RegisteredStub: Sendable {
 /// A stub whose matching was stopped because it exceeded the work one request may cost (see `RegexBudget`).
 struct StoppedMatch: Error {
     let entry: RegisteredStub
-    let reason: String
+    package let reason: String
 }
 
 /// What the registry found for a request.

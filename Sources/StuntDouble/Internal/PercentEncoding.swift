@@ -1,6 +1,6 @@
 /// Percent-encoding (RFC 3986) as URI templates and URL matching need it.
-enum PercentEncoding {
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+package enum PercentEncoding {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
@@ -10,7 +10,7 @@ enum PercentEncoding {
         }
     }
 
-    static func isReserved(_ byte: UInt8) -> Bool {
+    package static func isReserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["),
             UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"),
@@ -21,11 +21,11 @@ enum PercentEncoding {
         }
     }
 
-    static func isHex(_ byte: UInt8) -> Bool {
+    package static func isHex(_ byte: UInt8) -> Bool {
         hexValue(byte) != nil
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -38,7 +38,7 @@ enum PercentEncoding {
 
     /// Encodes every byte that is not unreserved (nor reserved, nor part of a percent-encoded triplet,
     /// when `allowReserved`).
-    static func encode(_ string: String, allowReserved: Bool) -> String {
+    package static func encode(_ string: String, allowReserved: Bool) -> String {
         let bytes = Array(string.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
@@ -64,20 +64,20 @@ enum PercentEncoding {
     }
 
     /// Decodes percent-encoded UTF-8 bytes; a `%` not followed by two hex digits is kept as is.
-    static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+    package static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         return decode(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Decodes a form's or a query's value (`application/x-www-form-urlencoded`): `+` is a space.
-    static func decodeForm<S: StringProtocol>(_ string: S) -> String {
+    package static func decodeForm<S: StringProtocol>(_ string: S) -> String {
         guard string.utf8.contains(UInt8(ascii: "+")) else { return decode(string) }
         return decode(
             String(decoding: string.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
     }
 
     /// Decodes percent-encoded bytes; a `%` not followed by two hex digits is kept as is.
-    static func decode<S: StringProtocol>(_ string: S) -> String {
+    package static func decode<S: StringProtocol>(_ string: S) -> String {
         guard string.utf8.contains(UInt8(ascii: "%")) else { return String(string) }
         let bytes = Array(string.utf8)
         var output: [UInt8] = []
@@ -98,7 +98,7 @@ enum PercentEncoding {
     }
 
     /// Upper-cases the hex digits of percent-encoded bytes, so `%c3%a9` and `%C3%A9` compare equal.
-    static func normalize(_ string: String) -> String {
+    package static func normalize(_ string: String) -> String {
         guard string.utf8.contains(UInt8(ascii: "%")) else { return string }
         var bytes = Array(string.utf8)
         var index = 0
@@ -114,12 +114,25 @@ enum PercentEncoding {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The name-value pairs of a query or form body, `+` as space and percent-decoded: `a=1&b` gives
+    /// `[("a", "1"), ("b", "")]`.
+    package static func queryPairs(_ query: String?) -> [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { pair in
+            let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in
+                PercentEncoding.decodeForm(text)
+            }
+            return (decode(pieces[0]), pieces.count == 2 ? decode(pieces[1]) : "")
+        }
+    }
 }
 
 extension Substring {
     /// Splits at an ASCII separator byte, keeping empty pieces. Byte-wise, so it skips the grapheme
     /// breaking that `split(separator:)` on characters does; URL delimiters are always ASCII.
-    func splitting(at separator: UInt8) -> [Substring] {
+    package func splitting(at separator: UInt8) -> [Substring] {
         var pieces: [Substring] = []
         var start = startIndex
         var index = utf8.startIndex

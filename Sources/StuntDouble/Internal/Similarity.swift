@@ -1,7 +1,7 @@
 /// How alike two strings are, from 0 to 1, to rank near misses. Uses the edit distance of the first
 /// 200 UTF-8 bytes, so a report costs at most 40,000 steps per comparison.
-enum Similarity {
-    static func of(_ lhs: String, _ rhs: String) -> Double {
+package enum Similarity {
+    package static func of(_ lhs: String, _ rhs: String) -> Double {
         var left = lhs
         var right = rhs
         return left.withUTF8 { left in
@@ -47,7 +47,7 @@ enum Similarity {
     }
 
     /// A short, readable excerpt of a text for reports.
-    static func excerpt(_ text: String, limit: Int = 120) -> String {
+    package static func excerpt(_ text: String, limit: Int = 120) -> String {
         text.count <= limit ? text : String(text.prefix(limit)) + "… (\(text.utf8.count) bytes)"
     }
 }

@@ -14,9 +14,9 @@ enum UniqueID {
 
 /// Identifiers that depend only on a name: the same on every run and every machine, so that files written
 /// twice from the same input are the same, and a mapping without an `id` keeps one across loads.
-enum StableID {
+package enum StableID {
     /// A version 8 (custom) UUID made of two 64-bit FNV-1a hashes of `key`.
-    static func uuid(for key: String) -> UUID {
+    package static func uuid(for key: String) -> UUID {
         func fnv(seed: UInt64) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
             for byte in key.utf8 {
@@ -39,7 +39,7 @@ enum StableID {
 
 extension UUID {
     /// A UUID of 16 bytes, with its version (4 for random, 8 for made otherwise) and RFC 9562's variant set.
-    init(bytes: [UInt8], version: UInt8) {
+    package init(bytes: [UInt8], version: UInt8) {
         var bytes = bytes
         bytes[6] = (bytes[6] & 0x0F) | (version << 4)
         bytes[8] = (bytes[8] & 0x3F) | 0x80

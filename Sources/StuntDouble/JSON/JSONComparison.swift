@@ -2,32 +2,37 @@ import Foundation
 
 /// WireMock's `equalToJson`: JSON compared by value (`1` equals `1.0`), strict about array order and extra
 /// fields unless told otherwise, with JsonUnit's placeholders in the expected JSON (`"${json-unit.any-string}"`).
-enum JSONComparison {
+package enum JSONComparison {
     /// The comparison's options.
-    struct Options: Hashable, Sendable {
+    package struct Options: Hashable, Sendable {
         /// Arrays match in any order.
-        var ignoreArrayOrder = false
+        package var ignoreArrayOrder = false
         /// Fields the expected JSON does not name, and array items beyond its own, are ignored.
-        var ignoreExtraElements = false
+        package var ignoreExtraElements = false
+
+        package init(ignoreArrayOrder: Bool = false, ignoreExtraElements: Bool = false) {
+            self.ignoreArrayOrder = ignoreArrayOrder
+            self.ignoreExtraElements = ignoreExtraElements
+        }
     }
 
     /// The placeholders WireMock's JsonUnit understands in an expected string value.
-    static let placeholders = [
+    package static let placeholders = [
         "${json-unit.ignore}", "${json-unit.ignore-element}", "${json-unit.any-string}", "${json-unit.any-number}",
         "${json-unit.any-boolean}",
     ]
     /// The prefix of a placeholder whose rest is a regular expression the actual string must match.
-    static let regexPlaceholder = "${json-unit.regex}"
+    package static let regexPlaceholder = "${json-unit.regex}"
 
     /// Parses text the way WireMock reads request bodies (comments and single quotes allowed), or `nil`.
-    static func parse(_ text: String) -> JSONValue? {
+    package static func parse(_ text: String) -> JSONValue? {
         let parser = JSONParser(bytes: Array(text.utf8), options: .wireMock)
         guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
         return JSONValue(node)
     }
 
     /// The first placeholder in an expected value that WireMock would not understand, for diagnostics.
-    static func unknownPlaceholder(in value: JSONValue) -> String? {
+    package static func unknownPlaceholder(in value: JSONValue) -> String? {
         switch value {
         case .string(let text) where text.hasPrefix("${json-unit."):
             if placeholders.contains(text) || text.hasPrefix(regexPlaceholder) { return nil }
@@ -42,7 +47,7 @@ enum JSONComparison {
     }
 
     /// Whether `actual` equals `expected` under the options and placeholders.
-    static func matches(expected: JSONValue, actual: JSONValue, options: Options) -> Bool {
+    package static func matches(expected: JSONValue, actual: JSONValue, options: Options) -> Bool {
         if case .string(let text) = expected, text.hasPrefix("${json-unit.") {
             return placeholder(text, accepts: actual)
         }
@@ -109,7 +114,7 @@ enum JSONComparison {
 
     /// A selected JSON value as WireMock's JSONPath matching turns it into text (Java's `toString`): strings
     /// as they are, numbers as Java prints them, JSON for objects and arrays; `nil` for null.
-    static func javaText(_ value: JSONValue) -> String? {
+    package static func javaText(_ value: JSONValue) -> String? {
         switch value {
         case .null: return nil
         case .bool(let flag): return flag ? "true" : "false"
@@ -121,7 +126,7 @@ enum JSONComparison {
 
     /// A JSON number as Java prints the value its JSON reader makes: integers as written (without a leading
     /// minus zero), other numbers as Java's `Double.toString` (`100.0`, `1.0E10`).
-    static func javaNumber(_ text: String) -> String {
+    package static func javaNumber(_ text: String) -> String {
         if let integer = Int64(text) { return String(integer) }
         guard let double = Double(text), double.isFinite else { return text }
         let magnitude = abs(double)

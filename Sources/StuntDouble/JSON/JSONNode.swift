@@ -68,7 +68,7 @@ package struct JSONNode: Sendable {
     }
 
     /// The kind of value, as a diagnostic names it: `a string`, `an object`.
-    var kindName: String {
+    package var kindName: String {
         switch kind {
         case .null: "null"
         case .bool: "a boolean"
@@ -93,6 +93,11 @@ package struct JSONParseError: Error, CustomStringConvertible {
 package struct TextPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
     package let line: Int
     package let column: Int
+
+    package init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
 
     /// `line:column`.
     package var description: String { "\(line):\(column)" }

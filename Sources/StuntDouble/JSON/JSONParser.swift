@@ -3,21 +3,21 @@
 /// One pass over the bytes, through an unsafe buffer (no bounds check or reference count per byte): a string
 /// without escapes becomes a `String` in one piece, a string with escapes is assembled as UTF-8 in a scratch
 /// buffer reused for the whole document. Invalid UTF-8 in a string becomes U+FFFD, as `String(decoding:)` does.
-struct JSONParser {
+package struct JSONParser {
     /// What the parser accepts beyond RFC 8259.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         /// `//` line comments and `/* */` block comments wherever whitespace may be.
-        var allowsComments = false
+        package var allowsComments = false
         /// Strings (and keys) in single quotes, in which `'` is escaped as `\'` and `"` needs no escape.
-        var allowsSingleQuotes = false
+        package var allowsSingleQuotes = false
         /// Text after the value is left unread (its offset is returned) instead of failing.
-        var allowsTrailingText = false
+        package var allowsTrailingText = false
 
         /// RFC 8259.
-        static let strict = Options()
+        package static let strict = Options()
         /// What WireMock's JSON reader (Jackson, configured with `ALLOW_COMMENTS` and `ALLOW_SINGLE_QUOTES`)
         /// accepts: comments, single quotes, and anything after the first value, which it never reads.
-        static let wireMock = Options(allowsComments: true, allowsSingleQuotes: true, allowsTrailingText: true)
+        package static let wireMock = Options(allowsComments: true, allowsSingleQuotes: true, allowsTrailingText: true)
     }
 
     /// The deepest nesting accepted: deeper documents are almost surely not meant, and recursion is bounded.
@@ -26,7 +26,7 @@ struct JSONParser {
     let bytes: [UInt8]
     let options: Options
 
-    init(bytes: [UInt8], options: Options) {
+    package init(bytes: [UInt8], options: Options) {
         self.bytes = bytes
         self.options = options
     }
@@ -34,7 +34,7 @@ struct JSONParser {
     /// Parses the text's one value.
     /// - Returns: The value, and where text after it starts when ``Options/allowsTrailingText`` let some
     ///   through (`nil` when only whitespace and comments follow).
-    func parseDocument() throws(JSONParseError) -> (value: JSONNode, trailingTextOffset: Int?) {
+    package func parseDocument() throws(JSONParseError) -> (value: JSONNode, trailingTextOffset: Int?) {
         let result = bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer, options: options)
             return Result { () throws(JSONParseError) in try reader.parseDocument() }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A parsed JSON value, compared semantically: object key order, whitespace and number spelling
 /// (`1`, `1.0`, `1e0`) do not matter.
-indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
+package indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(JSONNumber)
@@ -11,13 +11,13 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Parses JSON text (RFC 8259), or throws with the byte offset of the problem.
-    static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
         let parser = JSONParser(bytes: Array(data), options: .strict)
         return JSONValue(try parser.parseDocument().value)
     }
 
     /// The value of a parsed node; of members with the same key, the last wins.
-    init(_ node: JSONNode) {
+    package init(_ node: JSONNode) {
         switch node.kind {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
@@ -34,7 +34,7 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Compact JSON text with sorted keys.
-    var description: String {
+    package var description: String {
         switch self {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
@@ -69,7 +69,9 @@ indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The differences between an expected value and an actual one, as `path: expected …, found …` lines.
-    static func differences(expected: JSONValue, actual: JSONValue, path: String = "$", limit: Int = 5) -> [String] {
+    package static func differences(expected: JSONValue, actual: JSONValue, path: String = "$", limit: Int = 5)
+        -> [String]
+    {
         var found: [String] = []
         collectDifferences(expected, actual, path, limit, &found)
         return found

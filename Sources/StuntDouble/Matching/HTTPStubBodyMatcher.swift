@@ -41,13 +41,13 @@ public struct HTTPStubBodyMatcher: HTTPStubMatcherProtocol, CustomStringConverti
 }
 
 extension HTTPStubBodyMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         (request.body ?? Data()) == body
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         let actual = request.body ?? Data()
         let passed = actual == body
         var note: String?
@@ -65,8 +65,8 @@ extension HTTPStubBodyMatcher: RequestMatcher {
 }
 
 /// Bodies as report text: UTF-8 text in quotes, or a size and the first bytes in hex.
-enum BodyText {
-    static func describe(_ data: Data?, limit: Int = 120) -> String {
+package enum BodyText {
+    package static func describe(_ data: Data?, limit: Int = 120) -> String {
         guard let data, !data.isEmpty else { return "(empty)" }
         if let text = String(data: data, encoding: .utf8) {
             return "\"" + Similarity.excerpt(text, limit: limit) + "\""

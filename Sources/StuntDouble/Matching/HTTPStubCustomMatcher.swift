@@ -46,13 +46,13 @@ public struct HTTPStubCustomMatcher: HTTPStubMatcherProtocol, CustomStringConver
 }
 
 extension HTTPStubCustomMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         box.handler(request, source)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         MatcherCheck(
             matcher: name, passed: box.handler(request, source), expected: nil, actual: nil, note: nil
         )

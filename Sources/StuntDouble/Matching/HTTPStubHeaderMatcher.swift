@@ -37,7 +37,7 @@ public struct HTTPStubHeaderMatcher: HTTPStubMatcherProtocol, CustomStringConver
 }
 
 extension HTTPStubHeaderMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         let values = request.headers.values(for: name)
@@ -45,7 +45,7 @@ extension HTTPStubHeaderMatcher: RequestMatcher {
         return values.contains(value)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         var variables: [String: URITemplate.Value] = [:]
         let passed = evaluate(request, source: source, variables: &variables)
         let values = request.headers.values(for: name)

@@ -88,14 +88,14 @@ public struct HTTPStubJSONMatcher: HTTPStubMatcherProtocol, CustomStringConverti
 }
 
 extension HTTPStubJSONMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         guard let expected, let body = request.body, let actual = try? JSONValue.parse(body) else { return false }
         return actual == expected
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         guard let expected else {
             return MatcherCheck(matcher: description, passed: false, expected: nil, actual: nil, note: problem?.message)
         }

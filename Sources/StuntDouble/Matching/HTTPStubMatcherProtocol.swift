@@ -46,7 +46,7 @@ public protocol HTTPMatcherSource: AnyObject, Sendable {
 
 /// The fast path of the built-in matchers: they read the normalized request directly, can extract URI
 /// template variables, name an index key, and explain a mismatch.
-protocol RequestMatcher: Sendable {
+package protocol RequestMatcher: Sendable {
     /// Whether the request matches; a URI template matcher adds the variables it extracted.
     func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
@@ -60,11 +60,11 @@ protocol RequestMatcher: Sendable {
 }
 
 extension RequestMatcher {
-    var routing: RoutingKey { .none }
-    var problem: HTTPStubberError? { nil }
+    package var routing: RoutingKey { .none }
+    package var problem: HTTPStubberError? { nil }
 
     /// The `HTTPStubMatcherProtocol` entry point for built-in matchers.
-    func matchesURLRequest(_ request: URLRequest, source: any HTTPMatcherSource) -> Bool {
+    package func matchesURLRequest(_ request: URLRequest, source: any HTTPMatcherSource) -> Bool {
         guard let incoming = try? HTTPIncomingRequest(request) else { return false }
         var variables: [String: URITemplate.Value] = [:]
         return evaluate(incoming, source: source, variables: &variables)
@@ -72,20 +72,20 @@ extension RequestMatcher {
 }
 
 /// Adapts a matcher written against the public protocol.
-struct ForeignMatcher: RequestMatcher {
+package struct ForeignMatcher: RequestMatcher {
     let base: any HTTPStubMatcherProtocol
 
-    static func adapt(_ matcher: any HTTPStubMatcherProtocol) -> any RequestMatcher {
+    package static func adapt(_ matcher: any HTTPStubMatcherProtocol) -> any RequestMatcher {
         (matcher as? any RequestMatcher) ?? ForeignMatcher(base: matcher)
     }
 
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         base.matches(request: request.urlRequest, for: source)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         let passed = base.matches(request: request.urlRequest, for: source)
         let name = (base as? any CustomStringConvertible)?.description ?? "custom matcher \(type(of: base))"
         return MatcherCheck(matcher: name, passed: passed, expected: nil, actual: nil, note: nil)

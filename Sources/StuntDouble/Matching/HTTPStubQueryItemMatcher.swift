@@ -44,7 +44,7 @@ public struct HTTPStubQueryItemMatcher: HTTPStubMatcherProtocol, CustomStringCon
 }
 
 extension HTTPStubQueryItemMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         let found = values(in: request)
@@ -52,7 +52,7 @@ extension HTTPStubQueryItemMatcher: RequestMatcher {
         return found.contains(value)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         let found = values(in: request)
         let passed = value.map { found.contains($0) } ?? !found.isEmpty
         return MatcherCheck(

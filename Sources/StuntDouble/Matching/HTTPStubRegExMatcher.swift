@@ -67,13 +67,13 @@ public struct HTTPStubRegExMatcher: HTTPStubMatcherProtocol, CustomStringConvert
 extension HTTPStubRegExMatcher: RequestMatcher {
     /// The complete segments of the literal prefix, so that the registry finds the stub by the URL's first
     /// segments instead of trying it on every request.
-    var routing: RoutingKey {
+    package var routing: RoutingKey {
         guard let requiredPrefix else { return .none }
         let segments = requiredPrefix.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         return .urlPrefix(segments: segments.map(String.init))
     }
 
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         guard let regex else { return true }
@@ -82,7 +82,7 @@ extension HTTPStubRegExMatcher: RequestMatcher {
         return RegexBudget.firstMatch(regex.expression, in: url)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         var variables: [String: URITemplate.Value] = [:]
         let passed = evaluate(request, source: source, variables: &variables)
         return MatcherCheck(

@@ -221,7 +221,7 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
 }
 
 extension HTTPStubURITemplateMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         guard let found = extract(request.route) else { return false }
@@ -280,7 +280,7 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
         }
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         if let problem {
             return MatcherCheck(matcher: description, passed: false, expected: nil, actual: nil, note: problem.message)
         }
@@ -304,7 +304,7 @@ extension HTTPStubURITemplateMatcher: RequestMatcher {
         return 0.85 * Double(shared) / Double(max(1, literal.utf8.count))
     }
 
-    var routing: RoutingKey {
+    package var routing: RoutingKey {
         plan?.routing ?? .none
     }
 }

@@ -107,7 +107,7 @@ public struct HTTPStubURLMatcher: HTTPStubMatcherProtocol, CustomStringConvertib
 }
 
 extension HTTPStubURLMatcher: RequestMatcher {
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         compare(request.route)
@@ -149,7 +149,7 @@ extension HTTPStubURLMatcher: RequestMatcher {
         Substring(query ?? "").splitting(at: UInt8(ascii: "&")).filter { !$0.isEmpty }.sorted()
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         if let problem {
             return MatcherCheck(matcher: description, passed: false, expected: nil, actual: nil, note: problem.message)
         }
@@ -179,7 +179,7 @@ extension HTTPStubURLMatcher: RequestMatcher {
         return score
     }
 
-    var routing: RoutingKey {
+    package var routing: RoutingKey {
         if let expected {
             if options.contains(.ignorePath) { return .host(expected.host) }
             if options.isDisjoint(with: [

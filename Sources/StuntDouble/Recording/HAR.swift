@@ -195,7 +195,7 @@ public enum HAR {
             (
                 "queryString",
                 .array(
-                    RecordingWriter.queryPairs(request.route.query).map { pair in
+                    PercentEncoding.queryPairs(request.route.query).map { pair in
                         .object([("name", .string(pair.name)), ("value", .string(pair.value))])
                     })
             ),
@@ -298,13 +298,5 @@ extension HTTPStubber {
     /// - Returns: The document.
     public func harDocument() -> Data {
         HAR.document(ofJournal: journal)
-    }
-}
-
-extension HTTPRecording {
-    /// This run's recorded exchanges as a HAR 1.2 document.
-    /// - Returns: The document.
-    public func harDocument() -> Data {
-        HAR.document(of: exchanges)
     }
 }

@@ -118,7 +118,7 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
 
     private var storage: Storage
 
-    var route: RequestRoute { storage.route }
+    package var route: RequestRoute { storage.route }
 
     /// Whether two values are copies of the same received request (not merely equal ones).
     package func isSameRequest(as other: HTTPIncomingRequest) -> Bool {
@@ -263,7 +263,7 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
 
     /// Why a body stream could not be read.
     struct StreamError: Error {
-        let reason: String
+        package let reason: String
     }
 
     /// Reads a stream to its end.

@@ -3,7 +3,7 @@ import Foundation
 /// The parts of a URL that matching and the stub index use, normalized once per request: scheme and host
 /// lower-cased, default ports dropped, an empty path written `/`, percent-encoding hex upper-cased, and the
 /// fragment (never sent to a server) dropped.
-struct RequestRoute: Sendable, Hashable {
+package struct RequestRoute: Sendable, Hashable {
     /// `scheme://authority/path?query`: the key of exact-URL stubs, and where every other part is read from.
     let exactKey: String
     /// Where the scheme's `:` is in `exactKey`, in UTF-8 bytes.
@@ -22,11 +22,11 @@ struct RequestRoute: Sendable, Hashable {
     /// The host and, when it is not the scheme's default, the port.
     var authority: String { text(schemeEnd + 3, pathStart) }
     /// The percent-encoded path.
-    var path: String { text(pathStart, queryStart) }
+    package var path: String { text(pathStart, queryStart) }
     /// The path, as a part of `exactKey` (no copy).
     var pathSlice: Substring { slice(pathStart, queryStart) }
     /// The percent-encoded query, without `?`, or `nil`.
-    var query: String? {
+    package var query: String? {
         let count = exactKey.utf8.count
         return queryStart < count ? text(queryStart + 1, count) : nil
     }
@@ -283,7 +283,7 @@ struct RequestRoute: Sendable, Hashable {
         }
     }
 
-    static func trimmingTrailingSlash(_ path: String) -> String {
+    package static func trimmingTrailingSlash(_ path: String) -> String {
         guard path.utf8.last == UInt8(ascii: "/") else { return path }
         var trimmed = Substring(path)
         while trimmed.utf8.last == UInt8(ascii: "/") {

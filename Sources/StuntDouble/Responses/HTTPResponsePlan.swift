@@ -75,7 +75,7 @@ public struct HTTPResponsePlan: Sendable {
         }
 
         /// Whether a byte may be in a field name (RFC 9110's `tchar`).
-        static func isTokenByte(_ byte: UInt8) -> Bool {
+        package static func isTokenByte(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
@@ -218,9 +218,9 @@ extension HTTPResponsePlan {
     /// Chunks of a throttled body are about this long apart.
     static let chunkInterval = 0.05
     /// A throttled body is split into at most this many chunks.
-    static let maximumChunkCount = 2000
+    package static let maximumChunkCount = 2000
     /// The longest a response may take: one year. Longer is almost surely a mistake (and would overflow).
-    static let maximumSeconds: Double = 365 * 24 * 3600
+    package static let maximumSeconds: Double = 365 * 24 * 3600
     /// The fastest simulated bandwidth: 1 TB/s.
     static let maximumBytesPerSecond: Double = 1e12
 

@@ -20,25 +20,25 @@ import FoundationNetworking
 /// `Content-Type` in ``headers``) and a `Content-Length` header from its body unless ``headers`` already has
 /// one.
 public final class HTTPStubResponse: Sendable {
-    struct Storage: Sendable {
-        var statusCode: HTTPStatusCode = .ok { didSet { prepared = nil } }
-        var statusMessage: String? { didSet { prepared = nil } }
+    package struct Storage: Sendable {
+        package var statusCode: HTTPStatusCode = .ok { didSet { prepared = nil } }
+        package var statusMessage: String? { didSet { prepared = nil } }
         var contentType: HTTPContentType? { didSet { prepared = nil } }
         var failError: (any Error)? { didSet { prepared = nil } }
-        var fault: HTTPStubFault? { didSet { prepared = nil } }
-        var proxy: HTTPStubProxy? { didSet { prepared = nil } }
-        var body: Data? { didSet { prepared = nil } }
-        var headers = HTTPHeaders() { didSet { prepared = nil } }
+        package var fault: HTTPStubFault? { didSet { prepared = nil } }
+        package var proxy: HTTPStubProxy? { didSet { prepared = nil } }
+        package var body: Data? { didSet { prepared = nil } }
+        package var headers = HTTPHeaders() { didSet { prepared = nil } }
         var cachePolicy: URLCache.StoragePolicy = .notAllowed { didSet { prepared = nil } }
-        var responseDelay: TimeInterval? { didSet { prepared = nil } }
-        var responseTime: HTTPStubResponseInterval = .immediate { didSet { prepared = nil } }
+        package var responseDelay: TimeInterval? { didSet { prepared = nil } }
+        package var responseTime: HTTPStubResponseInterval = .immediate { didSet { prepared = nil } }
         var absence: HTTPResponsePlan.Absence? { didSet { prepared = nil } }
         /// What every request receives from these values, worked out once (`nil` until a request needs it,
         /// and again after any change): a response is read for every request it answers.
         var prepared: HTTPResponsePlan.Prepared??
     }
 
-    let storage: Locked<Storage>
+    package let storage: Locked<Storage>
 
     /// Creates a `200 OK` response with no body.
     public init() {

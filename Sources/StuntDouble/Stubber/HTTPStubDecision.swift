@@ -16,7 +16,7 @@ public enum HTTPStubDecision: Sendable {
         case optIn
         /// The stubber records: requests no stub matches go to the network, and the recording keeps what
         /// they received.
-        case recording(HTTPRecording)
+        case recording(any HTTPExchangeRecorder)
 
         /// Why, in words: "ignore rule: URL is https://a.test/x lets it through", "the stubber is in opt-in mode
         /// and no stub matches it", "the stubber records it (...)".

@@ -83,13 +83,13 @@ package struct IncomingRequestMatcher: HTTPStubMatcherProtocol, RequestMatcher, 
         matchesURLRequest(request, source: source)
     }
 
-    func evaluate(
+    package func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
         predicate(request)
     }
 
-    func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
+    package func explain(_ request: HTTPIncomingRequest, source: any HTTPMatcherSource) -> MatcherCheck {
         MatcherCheck(matcher: name, passed: predicate(request), expected: nil, actual: nil, note: nil)
     }
 }
@@ -124,25 +124,32 @@ extension HTTPStubRequest {
     /// The URLs (or paths, starting with `/`) the stub's URL matchers name exactly, if any: an
     /// ``HTTPStubURLMatcher``, a stub file's `url` or `urlPath`.
     package var exactURLs: [String] {
-        snapshot().definition.engine.compactMap { matcher -> String? in
-            if let url = matcher as? HTTPStubURLMatcher { return url.url }
-            if let file = matcher as? StubFileURLMatcher {
-                switch file.kind {
-                case .url(let text), .urlPath(let text): return text
-                default: return nil
-                }
-            }
-            return nil
-        }
+        snapshot().definition.engine.compactMap { ($0 as? any URLConditionMatcher)?.exactURL }
     }
 
     /// Whether any matcher of the stub reads the URL (so that a stub without one matches every URL).
     package var readsURL: Bool {
-        snapshot().definition.engine.contains { matcher in
-            matcher is HTTPStubURLMatcher || matcher is StubFileURLMatcher || matcher is HTTPStubURITemplateMatcher
-                || matcher is HTTPStubRegExMatcher
-        }
+        snapshot().definition.engine.contains { $0 is any URLConditionMatcher }
     }
+}
+
+/// A matcher whose condition is on the request's URL: ``HTTPStubURLMatcher``, ``HTTPStubURITemplateMatcher``,
+/// ``HTTPStubRegExMatcher``, a stub file's `url`, `urlPath` and their patterns.
+package protocol URLConditionMatcher {
+    /// The URL (or path, starting with `/`) the matcher names exactly, if it names one.
+    var exactURL: String? { get }
+}
+
+extension HTTPStubURLMatcher: URLConditionMatcher {
+    package var exactURL: String? { url }
+}
+
+extension HTTPStubURITemplateMatcher: URLConditionMatcher {
+    package var exactURL: String? { nil }
+}
+
+extension HTTPStubRegExMatcher: URLConditionMatcher {
+    package var exactURL: String? { nil }
 }
 
 extension HTTPStubber {

@@ -45,7 +45,7 @@ public final class HTTPStubber: Sendable {
         var unhandledMode = UnhandledMode.optout
         /// Scenarios by name, as stub files name them.
         var namedScenarios: [String: HTTPStubScenario] = [:]
-        var recording: HTTPRecording?
+        var recording: (any HTTPExchangeRecorder)?
         /// Checks before the stubs (OpenAPI contracts' validation); usually none.
         var gates: [HTTPRequestGate] = []
     }
@@ -226,10 +226,12 @@ public final class HTTPStubber: Sendable {
         decide(request, via: .direct).decision
     }
 
-    /// The recording attached with ``record(to:mode:options:environment:)`` or ``attach(_:)``, if any.
-    public var recording: HTTPRecording? { state.withLock { $0.recording } }
+    /// The recorder attached with `record(to:mode:options:environment:)` or `attach(_:)` (StuntDoubleWireMock's
+    /// `HTTPRecording`), if any.
+    public var recording: (any HTTPExchangeRecorder)? { state.withLock { $0.recording } }
 
-    func setRecording(_ recording: HTTPRecording?) {
+    /// Attaches a recorder, or detaches it with `nil`.
+    package func setRecording(_ recording: (any HTTPExchangeRecorder)?) {
         state.withLock { $0.recording = recording }
     }
 

@@ -25,8 +25,8 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     package let mappingID: UUID?
     /// ``mappingID`` as a header value (lower-case), made once: `uuidString` formats with `printf`.
     package let mappingIDText: String?
-    /// The webhooks of the stub-file mapping the stub was made from, which a stub server sends after answering.
-    package let webhooks: [WebhookSpec]
+    /// What modules built on the engine attach to the stub (a stub file's webhooks, which a stub server sends).
+    package let attachments: StubAttachments
 
     struct State: Sendable {
         var definition = StubDefinition()
@@ -49,12 +49,15 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
         self.init(name: name, priority: priority, fileID: fileID, line: line, mappingID: nil)
     }
 
-    /// Creates a stub, optionally for a stub-file mapping.
-    init(name: String?, priority: Int, fileID: String, line: Int, mappingID: UUID?, webhooks: [WebhookSpec] = []) {
+    /// Creates a stub, optionally for a stub-file mapping, with what other modules attach to it.
+    package init(
+        name: String?, priority: Int, fileID: String, line: Int, mappingID: UUID?,
+        attachments: StubAttachments = StubAttachments()
+    ) {
         self.fileID = fileID
         self.line = line
         self.mappingID = mappingID
-        self.webhooks = webhooks
+        self.attachments = attachments
         mappingIDText = mappingID?.uuidString.lowercased()
         var definition = StubDefinition()
         definition.name = name
@@ -127,7 +130,7 @@ public final class HTTPStubRequest: HTTPMatcherSource, Sendable, CustomStringCon
     // MARK: - Registration
 
     /// Applies a change and tells every stubber that holds the stub.
-    func update(_ change: (inout StubDefinition) -> Void) {
+    package func update(_ change: (inout StubDefinition) -> Void) {
         let owners = state.withLock { state -> [HTTPStubber] in
             change(&state.definition)
             state.version += 1

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Everything a stub says, as a value: what registries index and evaluate.
-struct StubDefinition: Sendable {
+package struct StubDefinition: Sendable {
     var name: String?
     var priority = 0
     var matchers: [any HTTPStubMatcherProtocol] = []
     var engine: [any RequestMatcher] = []
-    var responses: [HTTPMethod: ResponseSource] = [:]
+    package var responses: [HTTPMethod: ResponseSource] = [:]
     /// The answer to methods without their own response (set by `stubEcho()`).
-    var everyMethod: ResponseSource?
+    package var everyMethod: ResponseSource?
     /// How many times the stub answers, per stubber, or `nil` for no limit (set by `times(_:)`).
     var limit: Int?
     /// The scenario states the stub requires and the states it moves scenarios to: one rule per scenario.
@@ -91,7 +91,7 @@ extension StubDefinition {
 }
 
 /// Where a stub's response for one method comes from.
-enum ResponseSource: Sendable {
+package enum ResponseSource: Sendable {
     /// A response object, read when the request arrives.
     case fixed(HTTPStubResponse)
     /// The request itself, sent back.
@@ -102,12 +102,16 @@ enum ResponseSource: Sendable {
     case sequence(ResponseSequence)
 
     /// Closures live in a struct: reading a closure stored directly behind a lock re-wraps it on each read.
-    struct DynamicResponse: Sendable {
+    package struct DynamicResponse: Sendable {
         let provide: @Sendable (HTTPIncomingRequest, HTTPStubRequest) -> HTTPStubResponse
+
+        package init(provide: @escaping @Sendable (HTTPIncomingRequest, HTTPStubRequest) -> HTTPStubResponse) {
+            self.provide = provide
+        }
     }
 
     /// Responses given in turn, and what follows the last.
-    struct ResponseSequence: Sendable {
+    package struct ResponseSequence: Sendable {
         let responses: [HTTPStubResponse]
         let end: HTTPStubResponse.SequenceEnd
 

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 extension StubFiles {
     /// Checks every mapping (hand-written or recorded) against an OpenAPI document: that the document has

@@ -1,4 +1,5 @@
 import StuntDouble
+import StuntDoubleWireMock
 
 /// Writes a string that a regular expression probably matches: literals, `.`, classes (`[a-z0-9_]`, `\d`,
 /// `\w`, `\s`), groups, alternation and quantifiers. Look-arounds and back-references are not understood;

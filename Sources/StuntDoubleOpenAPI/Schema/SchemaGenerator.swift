@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// Makes a value that a schema admits, from the schema's own `example`, `default`, `enum` and `const` first,
 /// then from its type and constraints: deterministic for a seed.

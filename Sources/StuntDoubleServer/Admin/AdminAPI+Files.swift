@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// `/__admin/files`: the body files under the root's `__files/`, listed, read, written and deleted (WireMock's
 /// `GetAllStubFilesTask`, `EditStubFileTask`, `DeleteStubFileTask`). A name never leads outside `__files/`.

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// `/__admin/mappings`: the stubs as WireMock mappings, listed, created, edited, removed, reset to the files,
 /// saved to them, imported, and found by metadata.

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// `/__admin/near-misses`: the stubs a logged request came closest to, and the logged requests that came
 /// closest to a request pattern, with WireMock's distance (0 is a match).

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// `/__admin/requests`: the request journal, listed, cleared, counted, searched and removed from by pattern or
 /// by the answering mapping's metadata, and the requests no stub matched.

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// The server as a whole: health, settings (a global delay), reset of everything, shutdown, and the stubs
 /// added from Swift (for the traffic page).

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// The webhooks stubs fired: StuntDouble's own `GET /__admin/stuntdouble/webhooks`, for the traffic page and
 /// for tests that wait for a webhook's outcome.

@@ -1,4 +1,5 @@
 import Foundation
+import StuntDoubleWireMock
 
 /// One admin endpoint: a method, a path under `/__admin` whose `{name}` segments take any value, and the task
 /// that answers it. The table is ``AdminRoute/all``; ``AdminAPI`` finds the route and runs it.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import StuntDouble
+import StuntDoubleWireMock
 
 /// The stub mappings a server serves from files and from its admin API: each one's JSON, the stub it became,
 /// and where it came from, so that the admin API can list, edit, remove, reset them to the files and save

@@ -1,4 +1,5 @@
 import Foundation
+import StuntDoubleWireMock
 
 /// The page at `/__admin/`: the stubs, the live journal (method, URL, status, the stub that answered,
 /// timing), for each unmatched request the near-miss report with what differed, and the webhooks stubs fired

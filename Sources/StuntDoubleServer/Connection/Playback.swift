@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleWireMock
 
 /// One response being written to a connection: its head, its body, what is due when (a stub's `ResponseSteps`),
 /// and how far writing has got. The connection's `ConnectionStateMachine` writes it; the handler prepares it

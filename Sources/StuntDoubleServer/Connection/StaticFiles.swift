@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// WireMock's static files: a `GET` that no stub answers gets the file at its path under the root's `__files/`
 /// (`GET /docs/a.json` → `__files/docs/a.json`), or a folder's index file, with `200`, as WireMock serves them.

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleWireMock
 
 extension StubRequestHandler {
     /// Works out the answer to a request whose body has been read: the admin API's, a stub's plan, a proxied
@@ -92,7 +93,7 @@ extension StubRequestHandler {
             if let serverWide = core.proxy?.serverWide, !isRefusedProxyTarget(head.uri) {
                 // Let through, with an upstream: forwarded (and recorded, when a recording let it through).
                 var recording: HTTPRecording?
-                if case .recording(let attached) = reason { recording = attached }
+                if case .recording(let attached) = reason { recording = attached as? HTTPRecording }
                 return forward(
                     head, body: body, request: request, via: serverWide, playback: playback, recording: recording,
                     at: receivedAt, context: context)

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleWireMock
 
 /// Proxying: a request a stub sends on (`proxiedFrom`), or that no stub matches when the server has an upstream,
 /// is forwarded with `UpstreamProxy` and its answer streamed back; a recording keeps the exchange.

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleWireMock
 
 extension StubRequestHandler {
     /// Writes a batch of the machine's and flushes; the batch that ends a response carries the promise that

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// WireMock's record spec, the body of `POST /__admin/recordings/start` and `snapshot`: what to record from,
 /// which requests, and how to write their stubs.

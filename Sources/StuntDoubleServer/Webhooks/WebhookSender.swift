@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleWireMock
 
 /// Sends stubs' webhooks after their responses have been sent, and keeps what became of the latest ones for the
 /// admin API (`GET /__admin/stuntdouble/webhooks`) and the traffic page. A webhook never changes the response

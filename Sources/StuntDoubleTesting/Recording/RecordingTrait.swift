@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 import Testing
 
 /// A Swift Testing trait that gives each test its own `HTTPStubber` with a recording attached: the first run

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 import TestSupport
 import Testing
 

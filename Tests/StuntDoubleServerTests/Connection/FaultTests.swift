@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 import TestSupport
 import Testing
 

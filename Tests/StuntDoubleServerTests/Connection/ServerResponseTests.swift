@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 import Testing
 
 /// Every kind of response, through AsyncHTTPClient (a client no one here wrote) against a real server.

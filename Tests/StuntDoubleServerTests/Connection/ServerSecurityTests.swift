@@ -3,6 +3,7 @@ import InMemoryLogging
 import Logging
 import StuntDouble
 import StuntDoubleServer
+import StuntDoubleWireMock
 import Testing
 
 /// What a server reachable by others must never do: lend its upstream's admin API, write secrets to its log,

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import TestSupport
 import Testing
 
 @Suite struct LiveStubTests {

@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

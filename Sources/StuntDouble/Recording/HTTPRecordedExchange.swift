@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What keeps the exchanges that a stubber lets through to the network: `HTTPRecording` (StuntDoubleWireMock),
+/// which writes them as stub files, is one.
+///
+/// The stubber asks ``records`` for each request that no stub matches: while it is `true`, the request goes to
+/// the network (as in opt-in mode), and what it received is handed to ``add(_:response:body:error:)``;
+/// ``save()`` writes what was kept.
+public protocol HTTPExchangeRecorder: AnyObject, Sendable, CustomStringConvertible {
+    /// Whether requests that no stub matches go to the network and are kept.
+    var records: Bool { get }
+    /// Keeps an exchange that went to the network, or notes that it failed.
+    /// - Parameters:
+    ///   - request: The request as it was sent.
+    ///   - response: The response, when one came.
+    ///   - body: The body received.
+    ///   - error: Why the exchange failed, when it did.
+    func add(_ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?)
+    /// Writes what was kept (a recording's stub files, say).
+    /// - Returns: How many exchanges were written.
+    /// - Throws: When they cannot be written, or a kept exchange failed.
+    @discardableResult
+    func save() throws(HTTPStubberError) -> Int
+}
+
+/// One exchange a recording received from the network.
+public struct HTTPRecordedExchange: Sendable {
+    /// The request as it was sent.
+    public let request: HTTPIncomingRequest
+    /// The response's status and headers.
+    public let response: HTTPRecordedResponse
+    /// The response body, as the caller received it (decompressed).
+    public let body: Data
+    /// When the exchange was recorded (or, read from a HAR file, started).
+    public var date = Date()
+
+    package init(request: HTTPIncomingRequest, response: HTTPRecordedResponse, body: Data, date: Date = Date()) {
+        self.request = request
+        self.response = response
+        self.body = body
+        self.date = date
+    }
+}
+
+/// The status and headers of a recorded response.
+public struct HTTPRecordedResponse: Sendable {
+    /// The status code.
+    public let statusCode: Int
+    /// The headers, in the order the response listed them.
+    public let headers: [(name: String, value: String)]
+
+    package init(statusCode: Int, headers: [(name: String, value: String)]) {
+        self.statusCode = statusCode
+        self.headers = headers.sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    package init(_ response: HTTPURLResponse) {
+        statusCode = response.statusCode
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String else { continue }
+            headers.append((name, "\(value)"))
+        }
+        self.headers = headers.sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
+}
