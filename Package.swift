@@ -27,8 +27,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.35.0"),
-        // Test-only: real clients that no one here wrote, run over stubbed sessions.
+        // Test-only: a real client that no one here wrote (swift-openapi-generator's URLSession transport), run
+        // over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // StuntDoubleOpenAPI's ClientTransport for generated clients (HTTPStubTransport), and its tests.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // StuntDoubleOpenAPI: documents read with Yams (YAML, with lines) and checked with OpenAPIKit. Its

@@ -33,3 +33,13 @@ extension HTTPStubber {
         plan(method, url, headers: headers, body: body)?.response.map { String(decoding: $0.body, as: UTF8.self) }
     }
 }
+
+/// Whether URLSession here is swift-corelibs-foundation's (FoundationNetworking: Linux, Windows). Tests that pin
+/// down how the stubber meets its limits are enabled only there, with the reason shown on Apple platforms.
+public let isFoundationNetworking: Bool = {
+    #if canImport(FoundationNetworking)
+    true
+    #else
+    false
+    #endif
+}()

@@ -3,9 +3,8 @@ import Testing
 
 /// Issue 25's response matrix: bodies of 0 B to 64 MiB, from a mapping's `body`, `jsonBody`, `bodyFileName`, a
 /// template and an upstream, over HTTP/1.0, keep-alive, pipelining, a chunked dribble and `HEAD`, on plain HTTP,
-/// HTTPS and HTTP/2, to readers that are fast, slow (about 1 MB/s; 4 MB/s for 64 MiB) or that pause for 2 s
-/// mid-body: each must arrive whole, byte for byte (length and SHA-256), and the connection stay usable where it
-/// is kept alive.
+/// HTTPS and HTTP/2, to readers that are fast, slow (about 1 MB/s) or that pause for 2 s mid-body: each must
+/// arrive whole, byte for byte (length and SHA-256), and the connection stay usable where it is kept alive.
 ///
 /// `swift test` runs every combination up to 1 MiB, and random cases for 10 seconds. `STUNTDOUBLE_MATRIX=full`
 /// (CI) adds 16 and 64 MiB: every combination with the fast reader, and with the slow and pausing readers every

@@ -175,8 +175,9 @@ import FoundationNetworking
         #expect(String(decoding: data, as: UTF8.self) == "uploaded")
     }
 
-    @Test func everyKindOfDownloadFailsWithTheExplanation() async throws {
-        #if canImport(FoundationNetworking)
+    @Test(
+        .enabled(if: isFoundationNetworking, "Apple's URLSession hands download tasks to URLProtocol: they work there"))
+    func everyKindOfDownloadFailsWithTheExplanation() async throws {
         let stubber = HTTPStubber()
         stubber.add(stub: HTTPStubRequest().stub(for: .get, body: "file"))
         do {
@@ -193,17 +194,16 @@ import FoundationNetworking
         #expect(journal.count == 2)
         #expect(journal.allSatisfy { ($0.completion?.error as? HTTPStubberError)?.code == .unsupportedTask })
         #expect(journal.allSatisfy { $0.stub != nil })
-        #endif
     }
 
-    @Test func anUnmatchedDownloadIsAnUnmatchedRequest() async throws {
-        #if canImport(FoundationNetworking)
+    @Test(
+        .enabled(if: isFoundationNetworking, "Apple's URLSession hands download tasks to URLProtocol: they work there"))
+    func anUnmatchedDownloadIsAnUnmatchedRequest() async throws {
         let stubber = HTTPStubber()
         await #expect(throws: HTTPStubberError.self) {
             try await stubber.session().download(from: URL(string: "https://a.test/unstubbed")!)
         }
         #expect(stubber.unmatchedRequests.map(\.request.url.path) == ["/unstubbed"])
-        #endif
     }
 
     /// `uploadTask(withStreamedRequest:)`: the body comes from the delegate's `needNewBodyStream` (Alamofire's
@@ -231,7 +231,11 @@ import FoundationNetworking
         #expect(second.body == Data(repeating: 7, count: 200_000), "large streams are read to the end")
     }
 
-    @Test func aStreamedUploadWithoutAStreamFailsClearly() async throws {
+    @Test(
+        .enabled(
+            if: isFoundationNetworking,
+            "What Apple's URLSession does with a streamed upload whose delegate gives no stream is its own"))
+    func aStreamedUploadWithoutAStreamFailsClearly() async throws {
         let stubber = HTTPStubber()
         stubber.add(stub: try HTTPStubRequest().match(urlRegex: "(?s).*").stubEcho())
         let delegate = RecordingDelegate()  // does not implement needNewBodyStream
@@ -239,13 +243,9 @@ import FoundationNetworking
         request.httpMethod = "POST"
         stubber.session(delegate: delegate).uploadTask(withStreamedRequest: request).resume()
         let error = await delegate.completed()
-        #if canImport(FoundationNetworking)
         let stubError = try #require(error as? HTTPStubberError)
         #expect(stubError.code == .unreadableRequestBody)
         #expect(stubError.message.contains("needNewBodyStream"))
         #expect(stubber.receivedCount == 0, "nothing was matched against a body that was never read")
-        #else
-        _ = error
-        #endif
     }
 }
