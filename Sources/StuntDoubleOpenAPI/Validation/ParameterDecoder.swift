@@ -7,44 +7,6 @@ import StuntDouble
 struct ParameterDecoder {
     let table: SchemaTable
 
-    /// A query string's pairs, decoded (`+` is a space, as forms send it).
-    static func queryPairs(_ query: Substring?) -> [(name: String, value: String)] {
-        guard let query, !query.isEmpty else { return [] }
-        // By bytes: splitting by characters costs a grapheme check per character.
-        return query.utf8.split(separator: UInt8(ascii: "&")).map { pair in
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return (decode(Substring(pair)), "") }
-            return (
-                decode(Substring(pair[..<equals])), decode(Substring(pair[pair.index(after: equals)...]))
-            )
-        }
-    }
-
-    static func decode(_ text: Substring) -> String {
-        percentDecoded(text, plusIsSpace: true)
-    }
-
-    /// Percent-decoded text (`%20` -> space; `+` too in forms), or the text as it is when it has neither:
-    /// Foundation's decoding costs microseconds even when there is nothing to decode.
-    static func percentDecoded(_ text: Substring, plusIsSpace: Bool = false) -> String {
-        guard
-            text.utf8.contains(where: {
-                $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+"))
-            })
-        else { return String(text) }
-        let spaced = plusIsSpace ? text.replacingOccurrences(of: "+", with: " ") : String(text)
-        return spaced.removingPercentEncoding ?? spaced
-    }
-
-    static func cookies(_ header: String?) -> [(name: String, value: String)] {
-        guard let header else { return [] }
-        return header.split(separator: ";").compactMap { pair in
-            // `units=` is a cookie with an empty value, not no cookie.
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2 else { return nil }
-            return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
-        }
-    }
-
     /// The shape a parameter's schema asks for.
     private enum Shape {
         case primitive, array, object
@@ -71,7 +33,7 @@ struct ParameterDecoder {
                 let values = text.components(separatedBy: ";").filter { !$0.isEmpty }.map {
                     $0.hasPrefix(parameter.name + "=") ? String($0.dropFirst(parameter.name.count + 1)) : $0
                 }
-                return array(values.map { Self.percentDecoded($0[...]) }, parameter.schema)
+                return array(values.map { PercentEncoding.decode($0[...]) }, parameter.schema)
             }
             if parameter.explode, shape(of: parameter.schema) == .object {
                 text = text.hasPrefix(";") ? text.dropFirst() : text
@@ -84,10 +46,10 @@ struct ParameterDecoder {
         default: break
         }
         let pieces = text.split(separator: separator, omittingEmptySubsequences: false).map {
-            Self.percentDecoded($0)
+            PercentEncoding.decode($0)
         }
         switch shape(of: parameter.schema) {
-        case .primitive: return scalar(Self.percentDecoded(text), parameter.schema)
+        case .primitive: return scalar(PercentEncoding.decode(text), parameter.schema)
         case .array: return array(pieces, parameter.schema)
         case .object: return object(pieces, exploded: parameter.explode, parameter.schema)
         }

@@ -89,8 +89,8 @@ extension OpenAPIContract {
 
     private func checkSecurity(_ request: HTTPIncomingRequest, _ operation: ContractOperation) -> OpenAPIViolation? {
         guard !operation.security.isEmpty else { return nil }
-        let query = ParameterDecoder.queryPairs(Self.target(of: request).query)
-        let cookies = ParameterDecoder.cookies(request.headers[.cookie])
+        let query = PercentEncoding.queryPairs(Self.target(of: request).query)
+        let cookies = request.headers.cookies
         let authorization = request.headers[.authorization] ?? ""
         func present(_ scheme: ContractOperation.SecurityScheme) -> Bool {
             switch scheme.kind {
@@ -130,8 +130,8 @@ extension OpenAPIContract {
     ) -> [OpenAPIViolation] {
         let decoder = ParameterDecoder(table: schemas)
         let validator = SchemaValidator(table: schemas, direction: .request)
-        let queryPairs = ParameterDecoder.queryPairs(query)
-        let cookies = ParameterDecoder.cookies(request.headers[.cookie])
+        let queryPairs = PercentEncoding.queryPairs(query)
+        let cookies = request.headers.cookies
         var violations: [OpenAPIViolation] = []
         // The path's variables by this operation's own names (templates that share a segment share one node of
         // the router, named after the first).
@@ -224,7 +224,7 @@ extension OpenAPIContract {
         } else if mediaName == "application/x-www-form-urlencoded" {
             let text = String(decoding: body, as: UTF8.self)
             let decoder = ParameterDecoder(table: schemas)
-            value = decoder.formObject(ParameterDecoder.queryPairs(text[...]), schema: schema)
+            value = decoder.formObject(PercentEncoding.queryPairs(text[...]), schema: schema)
         } else if mediaName.hasPrefix("text/") {
             value = .string(String(decoding: body, as: UTF8.self))
         } else {

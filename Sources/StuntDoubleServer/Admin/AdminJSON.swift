@@ -60,13 +60,7 @@ enum AdminJSON {
             if query[item.name] == nil { queryOrder.append(item.name) }
             query[item.name, default: []].append(item.value ?? "")
         }
-        var cookies: [(String, JSONNode)] = []
-        for header in request.headers.values(for: .cookie) {
-            for pair in header.split(separator: ";") {
-                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { cookies.append((String(parts[0]), .string(String(parts[1])))) }
-            }
-        }
+        let cookies = request.headers.cookies.map { ($0.name, JSONNode.string($0.value)) }
         var members: [(String, JSONNode)] = [
             ("url", .string(target)),
             ("absoluteUrl", .string(url.absoluteString)),

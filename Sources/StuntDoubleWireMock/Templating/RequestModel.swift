@@ -154,13 +154,7 @@ private struct HeadersModel: TemplateObject {
 /// `request.cookies`: values by name.
 private struct CookiesModel: TemplateObject {
     let header: [String]
-    var pairs: [(name: String, value: String)] {
-        header.flatMap { $0.split(separator: ";") }.compactMap { pair in
-            let pieces = pair.split(separator: "=", maxSplits: 1)
-            guard let name = pieces.first?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return nil }
-            return (name, pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : "")
-        }
-    }
+    var pairs: [(name: String, value: String)] { CookieHeader.pairs(in: header) }
     var text: String { header.joined(separator: "; ") }
     var items: [(key: String?, value: TemplateValue)] {
         pairs.map { (Optional($0.name), .string($0.value)) }

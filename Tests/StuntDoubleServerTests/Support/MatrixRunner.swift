@@ -56,7 +56,10 @@ struct MatrixRunner {
                             try await run(item)
                             return (nil, need)
                         } catch {
-                            return ("\(item): \(error)", need)
+                            // The server logs a response's end once it has written it: give it a moment.
+                            try? await Task.sleep(for: .seconds(1))
+                            let log = servers.log(of: item.path)
+                            return ("\(item): \(error)" + (log.isEmpty ? "" : "\nthe server's log:\n\(log)"), need)
                         }
                     }
                 }

@@ -32,14 +32,15 @@ final class MatrixServers: Sendable {
         let authority = folder.appendingPathComponent("ca")
         try ResponseMatrix.writeUpstreamRoot(at: upstreamRoot, sizes: sizes)
         if let command {
-            let upstream = try ChildProcess(command, ["serve", "--root", upstreamRoot.path, "--port", "0", "--quiet"])
+            // Not `--quiet`: each response's end (and why it ended early) is logged, for `log(of:)`.
+            let upstream = try ChildProcess(command, ["serve", "--root", upstreamRoot.path, "--port", "0"])
             let upstreamPort = try await Self.port(of: upstream, prefix: "on http://127.0.0.1:")
             try ResponseMatrix.writeRoot(at: root, sizes: sizes, upstreamPort: upstreamPort)
             let server = try ChildProcess(
                 command,
                 [
                     "serve", "--root", root.path, "--port", "0", "--https-port", "0", "--https-ca-folder",
-                    authority.path, "--quiet",
+                    authority.path,
                 ])
             let port = try await Self.port(of: server, prefix: "on http://127.0.0.1:")
             let httpsPort = try await Self.port(of: server, prefix: "HTTPS on https://127.0.0.1:")
@@ -105,6 +106,20 @@ final class MatrixServers: Sendable {
         guard !ended.isEmpty else { return nil }
         return ended.map {
             "the command ended early; its standard error ends:\n" + String($0.standardError.suffix(4000))
+        }
+        .joined(separator: "\n")
+    }
+
+    /// What the server commands logged of requests for `path` that ended with an error (a response cut short
+    /// says why: the client left, a send timeout, the upstream's failure), "the upstream: " marking the upstream's
+    /// lines; empty for servers in this process.
+    func log(of path: String) -> String {
+        let names = ["the upstream: ", ""]
+        return zip(names, processes).flatMap { name, process in
+            (process.standardOutput + process.standardError).split(separator: "\n").filter {
+                ($0.contains(" \(path) ") && $0.hasSuffix(")")) || $0.contains("connection error")
+            }
+            .suffix(20).map { name + $0 }
         }
         .joined(separator: "\n")
     }

@@ -90,10 +90,25 @@ enum ResponseMatrix {
             if let customPace { return customPace }
             switch reader {
             case .fast: return .fast
-            case .slow: return .slow(bytesPerSecond: 1_000_000)
+            case .slow: return .slow(bytesPerSecond: ResponseMatrix.slowPace)
             case .pausing: return .pausing(afterBytes: max(1, size / 2), pause: .seconds(2))
             }
         }
+    }
+
+    /// The slow reader's bytes per second: `STUNTDOUBLE_MATRIX_SLOW_PACE`, or about 1 MB/s.
+    static var slowPace: Int {
+        ProcessInfo.processInfo.environment["STUNTDOUBLE_MATRIX_SLOW_PACE"].flatMap { Int($0) } ?? 1_000_000
+    }
+
+    /// Whether a case is one `STUNTDOUBLE_MATRIX_ONLY` asks for: every comma-separated part of it appears in the
+    /// case's description (`67108864 B,proxied,slow` for the slow readers of proxied 64 MiB bodies); every case
+    /// when it is not set.
+    static func isChosen(_ item: Case) -> Bool {
+        guard let only = ProcessInfo.processInfo.environment["STUNTDOUBLE_MATRIX_ONLY"], !only.isEmpty else {
+            return true
+        }
+        return only.split(separator: ",").allSatisfy { item.description.contains($0) }
     }
 
     /// The cases of a run: every combination for bodies up to 1 MiB; for larger ones, every combination with the

@@ -151,14 +151,7 @@ struct StubFileValueMatcher: HTTPStubMatcherProtocol, RequestMatcher, CustomStri
         case .host:
             return request.url.host.map { [$0] } ?? []
         case .cookie:
-            return request.headers.values(for: .cookie).flatMap { header in
-                header.split(separator: ";").compactMap { pair -> String? in
-                    let trimmed = pair.trimmingCharacters(in: .whitespaces)
-                    let pieces = trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard pieces.count == 2, pieces[0] == name else { return nil }
-                    return String(pieces[1])
-                }
-            }
+            return CookieHeader.values(named: name, in: request.headers.values(for: .cookie))
         }
     }
 
