@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "StuntDoubleServer",
             dependencies: [
-                "StuntDouble", "StuntDoubleWireMock", "StuntDoubleOpenAPI",
+                "StuntDouble", "StuntDoubleWireMock",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

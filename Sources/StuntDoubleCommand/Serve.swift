@@ -184,8 +184,10 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
-        configuration.openAPI = try openAPI.servings()
-        let server = HTTPStubServer(configuration: configuration)
+        let servings = try openAPI.servings()
+        let stubber = HTTPStubber()
+        for serving in servings { serving.load(into: stubber) }
+        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         var files: StubFiles?
         do {
             // The bundled examples are read, never written (`POST /__admin/mappings/save` refuses).
@@ -211,7 +213,7 @@ struct Serve: AsyncParsableCommand {
             printError("error: \(error.message)")
             throw ExitCode.failure
         }
-        for serving in configuration.openAPI {
+        for serving in servings {
             let contract = serving.contract
             let mode =
                 serving.answersRequests

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StuntDouble
 import StuntDoubleOpenAPI
 import StuntDoubleServer
 
@@ -132,14 +133,28 @@ struct OpenAPIOptions: ParsableArguments {
     @Option(help: "The seed of values generated from schemas: the same seed, the same answers.")
     var seed: UInt64 = 0
 
-    func servings() throws -> [OpenAPIServing] {
+    /// A document to serve, and how.
+    struct Serving {
+        let contract: OpenAPIContract
+        let validatesRequests: Bool
+        let answersRequests: Bool
+        let answering: OpenAPIAnswering
+
+        /// Loads the document into the stubber a server serves.
+        func load(into stubber: HTTPStubber) {
+            stubber.load(
+                contract, validatesRequests: validatesRequests, answersRequests: answersRequests, answering: answering)
+        }
+    }
+
+    func servings() throws -> [Serving] {
         if validateOnly && noValidation {
             throw ValidationError("--validate-only and --no-validation together would neither check nor answer.")
         }
         return try documents.map { path in
             do {
                 let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path))
-                return OpenAPIServing(
+                return Serving(
                     contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly,
                     answering: OpenAPIAnswering(seed: seed, isDynamic: dynamic))
             } catch {

@@ -29,11 +29,12 @@ public final class OpenAPIMock: Sendable {
             },
             responseCheck: { request, response in
                 // A stub for a path the document does not have is not this document's to judge.
-                contract.violations(
+                let rules = contract.violations(
                     ofResponse: response.statusCode.rawValue, headers: response.headers, body: response.body,
                     to: request
                 )
                 .filter { $0.rule != "path" }.map(\.description)
+                return rules.isEmpty ? [] : [ContractViolations(rules: rules)]
             })
         guard answersRequests else { return }
         let draws = self.draws

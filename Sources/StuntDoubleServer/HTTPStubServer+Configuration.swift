@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOCore
 import StuntDouble
-import StuntDoubleOpenAPI
 import StuntDoubleWireMock
 
 extension HTTPStubServer {
@@ -76,10 +75,6 @@ extension HTTPStubServer {
         public var responseTemplating = StubFiles.ResponseTemplating.local
         /// HTTPS: a second listener with TLS (`serve --https-port`), or `nil` (the default) for none.
         public var https: HTTPSConfiguration?
-        /// OpenAPI documents the server answers and checks requests against (`serve --openapi`), loaded into
-        /// its stubber when the server is made. A stub's response that breaks one is logged as a warning and
-        /// shown on the traffic page.
-        public var openAPI: [OpenAPIServing] = []
 
         /// Creates a configuration.
         /// - Parameters:
@@ -142,34 +137,5 @@ extension HTTPStubServer {
             }
             return nil
         }
-    }
-}
-
-/// An OpenAPI document a server serves: whether it checks requests and whether it answers them.
-public struct OpenAPIServing: Sendable {
-    /// The document.
-    public var contract: OpenAPIContract
-    /// Whether requests to the document's operations are checked before stubs answer (a broken rule answers
-    /// 400, 401, 405, 415 or 422 with a problem report).
-    public var validatesRequests: Bool
-    /// Whether the document answers requests no stub answers; `false` for `--validate-only`.
-    public var answersRequests: Bool
-    /// The seed and mode of generated values.
-    public var answering: OpenAPIAnswering
-
-    /// Creates the serving of a document.
-    /// - Parameters:
-    ///   - contract: The document.
-    ///   - validatesRequests: Whether requests are checked first.
-    ///   - answersRequests: Whether the document answers requests no stub answers.
-    ///   - answering: The seed and mode of generated values.
-    public init(
-        contract: OpenAPIContract, validatesRequests: Bool = true, answersRequests: Bool = true,
-        answering: OpenAPIAnswering = OpenAPIAnswering()
-    ) {
-        self.contract = contract
-        self.validatesRequests = validatesRequests
-        self.answersRequests = answersRequests
-        self.answering = answering
     }
 }

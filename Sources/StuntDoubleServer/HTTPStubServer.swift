@@ -7,7 +7,6 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import StuntDouble
-import StuntDoubleOpenAPI
 import StuntDoubleWireMock
 
 /// A real HTTP/1.1 server on loopback that answers with a stubber's stubs: the same matchers, precedence,
@@ -24,6 +23,11 @@ import StuntDoubleWireMock
 /// ```
 ///
 /// Or scoped, so that the server always stops: ``withStubServer(stubber:configuration:_:)``.
+///
+/// An OpenAPI document answers and checks requests when it is loaded into the stubber (`StuntDoubleOpenAPI`'s
+/// `stubber.load(contract)`, which `stuntdouble serve --openapi` does): the server itself does not link OpenAPI.
+/// What such a document finds wrong with a stub's response (a journal entry's annotations) is logged as a
+/// warning, listed in `GET /__admin/requests` and shown on the traffic page.
 ///
 /// Requests reach stubs as `http://<Host header><target>`; match on the path (`match(URI: "/users/{id}")`,
 /// stub files' `urlPath`), since clients name the host differently (`localhost`, `127.0.0.1`). A request no
@@ -76,11 +80,6 @@ public final class HTTPStubServer: Sendable {
         if let capacity = configuration.journalCapacity { stubber.journalCapacity = capacity }
         stubber.journalBodyLimit = configuration.journalBodyLimit
         core = ServerCore(stubber: stubber, configuration: configuration)
-        for serving in configuration.openAPI {
-            stubber.load(
-                serving.contract, validatesRequests: serving.validatesRequests,
-                answersRequests: serving.answersRequests, answering: serving.answering)
-        }
         if configuration.isAdminAPIEnabled {
             let api = AdminAPI(store: core.store, core: core)
             core.adminBox.withLockedValue { $0 = api }
@@ -304,4 +303,9 @@ public func withStubServer<Result>(
         await server.stop()
         throw error
     }
+}
+
+extension HTTPDeliveryPath {
+    /// A stub server (`HTTPStubServer`), over a socket.
+    public static let server = HTTPDeliveryPath(rawValue: "server")
 }

@@ -25,8 +25,6 @@ final class ServerCore: Sendable {
     var admin: AdminAPI? { adminBox.withLockedValue { $0 } }
     /// Whether the admin API is on (read for every request, without a lock).
     let hasAdmin: Bool
-    /// Whether OpenAPI documents check stubs' responses (so that the log reports what they break).
-    let checksContracts: Bool
     let adminBox = NIOLockedValueBox<AdminAPI?>(nil)
     /// Journal entry number → the client's address, for the admin API.
     let clients = NIOLockedValueBox([Int: String]())
@@ -54,7 +52,6 @@ final class ServerCore: Sendable {
         self.stubber = stubber
         self.configuration = configuration
         hasAdmin = configuration.isAdminAPIEnabled
-        checksContracts = !configuration.openAPI.isEmpty
         webhooks = WebhookSender(logger: configuration.logger)
         connectionLimits = ConnectionStateMachine.Limits(
             maximumRequestBodySize: configuration.maximumRequestBodySize,

@@ -69,7 +69,7 @@ extension HTTPStubber {
             }
             if let number {
                 if !gates.isEmpty {
-                    recordViolations(of: decision, to: request, entry: number, gates: gates)
+                    annotate(decision, to: request, entry: number, gates: gates)
                 }
                 return (decision, number)
             }

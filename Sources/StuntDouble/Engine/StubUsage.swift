@@ -124,13 +124,13 @@ struct StubUsage: Sendable {
         return number
     }
 
-    /// Keeps the rules of a loaded OpenAPI document that an entry's response breaks.
-    mutating func annotate(_ number: Int, violations: [String]) {
-        journal.update(number) { $0.contractViolations = violations }
+    /// Keeps what the gates found about an entry's exchange.
+    mutating func annotate(_ number: Int, with annotations: [any HTTPJournalAnnotation]) {
+        journal.update(number) { $0.annotations += annotations }
     }
 
-    func contractViolations(of number: Int) -> [String] {
-        journal.entry(number)?.contractViolations ?? []
+    func annotations(of number: Int) -> [any HTTPJournalAnnotation] {
+        journal.entry(number)?.annotations ?? []
     }
 
     /// Records how an entry's delivery ended.

@@ -34,10 +34,9 @@ public struct HTTPJournalEntry: Sendable, CustomStringConvertible {
     /// How delivery ended, once it has: how long it took and the error the caller received, if any. `nil`
     /// while the response is still being delivered, or when the path cannot tell (``HTTPDeliveryPath/direct``).
     public internal(set) var completion: Completion?
-    /// The rules of a loaded OpenAPI document that the stub's response breaks (`body.price: expected number,
-    /// found string "9" (type, openapi.yaml:40:17)`); empty when it keeps to them, or when no document is
-    /// loaded. The document's own answers and refusals are not checked.
-    public internal(set) var contractViolations: [String] = []
+    /// What modules built on StuntDouble found about the exchange (the rules of a loaded OpenAPI document that
+    /// the stub's response breaks, for one); read one kind with ``annotations(of:)``.
+    public internal(set) var annotations: [any HTTPJournalAnnotation] = []
     /// The length of the planned response's body, when the journal kept only its beginning (a body made for this
     /// request alone, longer than ``HTTPStubber/journalBodyLimit``); `nil` when the plan's body is whole.
     package internal(set) var plannedBodyLength: Int?
@@ -123,6 +122,4 @@ public struct HTTPDeliveryPath: RawRepresentable, Hashable, Sendable, CustomStri
     /// A direct call of ``HTTPStubber/decision(for:)-(HTTPIncomingRequest)`` or
     /// ``HTTPStubber/response(for:)-(HTTPIncomingRequest)``.
     public static let direct = HTTPDeliveryPath(rawValue: "direct")
-    /// A stub server (`StuntDoubleServer`), over a socket.
-    public static let server = HTTPDeliveryPath(rawValue: "server")
 }

@@ -4,29 +4,30 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A check every request passes before stubs are tried: an OpenAPI contract's request validation. A request
-/// it refuses is answered with its refusal (and journaled as answered by its stub); any other goes on to the
-/// stubs.
+/// A check every request passes before stubs are tried (an OpenAPI contract's request validation, for one). A
+/// request it refuses is answered with its refusal (and journaled as answered by its stub); any other goes on to
+/// the stubs, and what the gate finds about another stub's response is kept as annotations of the journal entry.
 package final class HTTPRequestGate: Sendable {
     /// The stub that journal entries of refused requests name.
     package let stub: HTTPStubRequest
     private let refusal: @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?
-    private let responseCheck: @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [String]
+    private let responseCheck: @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [any HTTPJournalAnnotation]
 
     /// - Parameters:
     ///   - stub: The stub that journal entries of refused requests name (it need not be added).
     ///   - refusal: The response refusing a request, or `nil` to let it through.
-    ///   - responseCheck: The rules another stub's response to a request breaks, for the journal.
+    ///   - responseCheck: What the gate finds about another stub's response to a request, for the journal.
     package init(
         stub: HTTPStubRequest, refusal: @escaping @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?,
-        responseCheck: @escaping @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [String]
+        responseCheck:
+            @escaping @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [any HTTPJournalAnnotation]
     ) {
         self.stub = stub
         self.refusal = refusal
         self.responseCheck = responseCheck
     }
 
-    func violations(of plan: HTTPResponsePlan, to request: HTTPIncomingRequest) -> [String] {
+    func annotations(of plan: HTTPResponsePlan, to request: HTTPIncomingRequest) -> [any HTTPJournalAnnotation] {
         guard plan.stub !== stub, plan.proxy == nil, let response = plan.response else { return [] }
         return responseCheck(request, response)
     }
@@ -47,19 +48,24 @@ extension HTTPStubber {
         state.withLock { $0.gates.removeAll { $0 === gate } }
     }
 
-    /// Checks a stub's answer against the gates' documents, and keeps what it breaks in the journal entry.
-    func recordViolations(
-        of decision: HTTPStubDecision, to request: HTTPIncomingRequest, entry: Int, gates: [HTTPRequestGate]
+    /// Checks a stub's answer with the gates, and keeps what they find in the journal entry.
+    func annotate(
+        _ decision: HTTPStubDecision, to request: HTTPIncomingRequest, entry: Int, gates: [HTTPRequestGate]
     ) {
         guard case .stub(let plan) = decision, !gates.contains(where: { $0.stub === plan.stub }) else { return }
-        let violations = gates.flatMap { $0.violations(of: plan, to: request) }
-        guard !violations.isEmpty else { return }
-        usage.withLock { $0.annotate(entry, violations: violations) }
+        let annotations = gates.flatMap { $0.annotations(of: plan, to: request) }
+        guard !annotations.isEmpty else { return }
+        usage.withLock { $0.annotate(entry, with: annotations) }
     }
 
-    /// What a journal entry's response breaks of the loaded OpenAPI documents (for the server's log).
-    package func contractViolations(ofEntry number: Int) -> [String] {
-        usage.withLock { $0.contractViolations(of: number) }
+    /// What the gates found about a journal entry's exchange (for the server's log).
+    package func annotations(ofEntry number: Int) -> [any HTTPJournalAnnotation] {
+        usage.withLock { $0.annotations(of: number) }
+    }
+
+    /// Whether any gate is added: only then can a journal entry have annotations.
+    package var hasGates: Bool {
+        state.withLock { !$0.gates.isEmpty }
     }
 }
 

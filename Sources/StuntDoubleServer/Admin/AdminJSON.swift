@@ -157,8 +157,16 @@ enum AdminJSON {
         if let report = entry.decision.report {
             members.append(("nearMissReport", .string(report.description)))
         }
-        if !entry.contractViolations.isEmpty {
-            members.append(("contractViolations", .array(entry.contractViolations.map { .string($0) })))
+        // Each kind of annotation under its name (`contractViolations`), the lines of annotations of one name
+        // together.
+        var names: [String] = []
+        var lines: [String: [JSONNode]] = [:]
+        for annotation in entry.annotations {
+            if lines[annotation.name] == nil { names.append(annotation.name) }
+            lines[annotation.name, default: []] += annotation.lines.map { .string($0) }
+        }
+        for name in names {
+            members.append((name, .array(lines[name] ?? [])))
         }
         return .object(members)
     }

@@ -103,14 +103,13 @@ extension StubRequestHandler {
         core.stubber.complete(
             entry, after: duration, error: error, statusCode: playback.statusCode,
             bodyByteCount: playback.bytesWritten)
-        if core.checksContracts {
-            let violations = core.stubber.contractViolations(ofEntry: entry)
-            if !violations.isEmpty {
+        if core.stubber.hasGates {
+            // What a loaded document (an OpenAPI contract) found wrong with the stub's response.
+            for annotation in core.stubber.annotations(ofEntry: entry) {
                 let target = core.loggedTarget(playback.requestHead.uri)
-                let broken = violations.joined(separator: "; ")
+                let lines = annotation.lines.joined(separator: "; ")
                 core.logger.warning(
-                    "\(playback.requestHead.method.rawValue) \(target): the stub's response breaks the OpenAPI document: \(broken)"
-                )
+                    "\(playback.requestHead.method.rawValue) \(target): \(annotation.summary): \(lines)")
             }
         }
         guard core.logger.logLevel <= .info else { return }

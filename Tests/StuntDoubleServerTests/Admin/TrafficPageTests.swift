@@ -76,9 +76,8 @@ import Testing
         stubber.add(
             stub: HTTPStubRequest(name: "stale note").match(URL: "/api/notes/2").stub(
                 for: .get, json: #"{"id": "two"}"#))
-        var configuration = HTTPStubServer.Configuration()
-        configuration.openAPI = [OpenAPIServing(contract: try OpenAPIContract(text: OpenAPIServingTests.document))]
-        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
+        stubber.load(try OpenAPIContract(text: OpenAPIServingTests.document))
+        let server = HTTPStubServer(stubber: stubber)
         let baseURL = try await server.start()
         _ = try await HTTPClient.shared.execute(
             HTTPClientRequest(url: baseURL.absoluteString + "/api/notes/2"), timeout: .seconds(30))

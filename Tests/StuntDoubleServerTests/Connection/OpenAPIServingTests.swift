@@ -62,9 +62,9 @@ import Testing
     }
 
     @Test func answersAndRefusesOverTheSocket() async throws {
-        var configuration = HTTPStubServer.Configuration()
-        configuration.openAPI = [OpenAPIServing(contract: try OpenAPIContract(text: Self.document))]
-        try await withStubServer(configuration: configuration) { base in
+        let stubber = HTTPStubber()
+        stubber.load(try OpenAPIContract(text: Self.document))
+        try await withStubServer(stubber: stubber) { base in
             let (ok, body) = try await fetch(base.appendingPathComponent("api/notes/1"))
             #expect(ok.status == .ok)
             #expect(body == #"{"id":1,"text":"hello"}"#)
@@ -86,8 +86,8 @@ import Testing
         stubber.add(
             stub: HTTPStubRequest(name: "stale").match(URL: "/api/notes/2")
                 .stub(for: .get, json: #"{"id": "two"}"#))
+        stubber.load(try OpenAPIContract(text: Self.document))
         var configuration = HTTPStubServer.Configuration()
-        configuration.openAPI = [OpenAPIServing(contract: try OpenAPIContract(text: Self.document))]
         let logs = InMemoryLogHandler()
         configuration.logger = Logger(label: "test") { _ in logs }
         try await withStubServer(stubber: stubber, configuration: configuration) { base in
@@ -110,11 +110,8 @@ import Testing
         let stubber = HTTPStubber()
         stubber.add(
             stub: HTTPStubRequest().match(URI: "/api/notes/{id}").stub(for: .get, json: #"{"id": 5, "text": "stub"}"#))
-        var configuration = HTTPStubServer.Configuration()
-        configuration.openAPI = [
-            OpenAPIServing(contract: try OpenAPIContract(text: Self.document), answersRequests: false)
-        ]
-        try await withStubServer(stubber: stubber, configuration: configuration) { base in
+        stubber.load(try OpenAPIContract(text: Self.document), answersRequests: false)
+        try await withStubServer(stubber: stubber) { base in
             let (ok, body) = try await fetch(base.appendingPathComponent("api/notes/5"))
             #expect(ok.status == .ok && body.contains("stub"))
             let (refused, _) = try await fetch(base.appendingPathComponent("api/notes/abc"))
