@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// Stubs made from recorded exchanges as WireMock's recorder makes them (`POST /__admin/recordings/stop` and
 /// `snapshot`): the exact URL and method, the captured headers, the body by the request's content type, the
@@ -53,16 +54,9 @@ struct RecordedStubs {
                 ))
         }
         // Repeated requests: a scenario each (numbered in order of first appearance), or the first answer only.
-        var groups: [String: [Int]] = [:]
-        var order: [String] = []
-        for (index, item) in made.enumerated() {
-            if groups[item.key] == nil { order.append(item.key) }
-            groups[item.key, default: []].append(index)
-        }
         var dropped = Set<Int>()
         var scenarioNumber = 0
-        for key in order {
-            guard let indices = groups[key], indices.count > 1 else { continue }
+        for indices in RecordedBody.repeats(of: made.map(\.key)) {
             guard spec.repeatsAsScenarios else {
                 dropped.formUnion(indices.dropFirst())
                 continue
@@ -130,7 +124,7 @@ struct RecordedStubs {
             }
             if type.hasPrefix("multipart/form-data") { return .object([("anything", .string("anything"))]) }
             // XML is compared as text: StuntDouble does not match XML structurally yet.
-            if let text, type.isEmpty || Self.isText(type) { return .object([("equalTo", .string(text))]) }
+            if let text, type.isEmpty || RecordedBody.isText(contentType: type) { return .object([("equalTo", .string(text))]) }
             return .object([("binaryEqualTo", .string(body.base64EncodedString()))])
         }
     }
@@ -168,12 +162,12 @@ struct RecordedStubs {
         }
         let body = exchange.body
         guard !body.isEmpty else { return (.object(members), nil) }
-        let text = Self.isText(contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
+        let text = RecordedBody.isText(contentType: contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
         let size = text.map(\.count) ?? body.count
         if canExtractBodies, let threshold = text == nil ? spec.binarySizeThreshold : spec.textSizeThreshold,
             size > threshold
         {
-            let file = "\(name)-\(id.uuidString.lowercased()).\(Self.fileExtension(contentType, text: text))"
+            let file = "\(name)-\(id.uuidString.lowercased()).\(RecordedBody.fileExtension(for: contentType, isText: text != nil))"
             members.append(("bodyFileName", .string(file)))
             return (.object(members), (file, body))
         }
@@ -197,24 +191,5 @@ struct RecordedStubs {
         }
         name = name.trimmingCharacters(in: CharacterSet(charactersIn: "_"))
         return String(name.prefix(200)).lowercased()
-    }
-
-    /// Whether a content type is text, as WireMock's recorder decides (a body of another type is kept in Base64).
-    static func isText(_ contentType: String) -> Bool {
-        contentType.hasPrefix("text/") || contentType.contains("json") || contentType.contains("xml")
-            || contentType.contains("javascript") || contentType.contains("x-www-form-urlencoded")
-            || contentType.contains("html")
-    }
-
-    static func fileExtension(_ contentType: String, text: String?) -> String {
-        if contentType.contains("json") { return "json" }
-        if contentType.contains("xml") { return "xml" }
-        if contentType.contains("html") { return "html" }
-        let table = [
-            "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "application/pdf": "pdf",
-            "text/css": "css", "text/javascript": "js", "application/javascript": "js",
-        ]
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return table[type] ?? (text != nil ? "txt" : "bin")
     }
 }

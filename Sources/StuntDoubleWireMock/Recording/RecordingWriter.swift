@@ -17,16 +17,8 @@ struct RecordingWriter {
         let origins = Set(exchanges.map { Self.origin(of: $0.request.url) })
         let requests = exchanges.map { requestNode(for: $0.request, withHost: origins.count > 1) }
         // Identical requests answer in the order recorded: a scenario whose state moves on at each answer.
-        var occurrences: [String: [Int]] = [:]
-        var order: [String] = []
-        for (index, node) in requests.enumerated() {
-            let key = node.rendered(sortedKeys: true)
-            if occurrences[key] == nil { order.append(key) }
-            occurrences[key, default: []].append(index)
-        }
         var scenarioOf: [Int: (name: String, position: Int, count: Int)] = [:]
-        for key in order {
-            guard let indices = occurrences[key], indices.count > 1 else { continue }
+        for indices in RecordedBody.repeats(of: requests.map { $0.rendered(sortedKeys: true) }) {
             let name = "recorded " + Self.summary(of: exchanges[indices[0]].request)
             for (position, index) in indices.enumerated() {
                 scenarioOf[index] = (name, position, indices.count)
@@ -164,10 +156,11 @@ struct RecordingWriter {
                     bodyFile = ("\(fileName).json", body)
                 }
             } else if let text = String(data: body, encoding: .utf8), Self.isText(contentType, text) {
+                // Text: in the mapping, where a reviewer reads it.
                 let redacted = Self.isForm(contentType) ? redactForm(text, asPattern: false) : nil
                 members.append(("body", .string(redacted ?? text)))
             } else {
-                bodyFile = ("\(fileName).\(Self.fileExtension(for: contentType))", body)
+                bodyFile = ("\(fileName).\(RecordedBody.fileExtension(for: contentType, isText: false))", body)
             }
         }
         if let bodyFile {
@@ -277,23 +270,9 @@ struct RecordingWriter {
     }
 
     static func isText(_ contentType: String, _ text: String) -> Bool {
-        if contentType.hasPrefix("text/") || contentType.contains("json") || contentType.contains("xml")
-            || contentType.contains("javascript") || contentType.contains("x-www-form-urlencoded")
-        {
-            return true
-        }
+        if RecordedBody.isText(contentType: contentType) { return true }
         // No telling content type: text without control characters other than whitespace.
         return contentType.isEmpty
             && !text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }
-    }
-
-    static func fileExtension(for contentType: String) -> String {
-        let table = [
-            "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "application/pdf": "pdf",
-            "application/zip": "zip", "application/gzip": "gz", "application/octet-stream": "bin",
-            "application/json": "json", "text/html": "html", "text/plain": "txt", "application/xml": "xml",
-        ]
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return table[type] ?? "bin"
     }
 }
