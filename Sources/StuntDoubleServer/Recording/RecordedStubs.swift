@@ -124,7 +124,9 @@ struct RecordedStubs {
             }
             if type.hasPrefix("multipart/form-data") { return .object([("anything", .string("anything"))]) }
             // XML is compared as text: StuntDouble does not match XML structurally yet.
-            if let text, type.isEmpty || RecordedBody.isText(contentType: type) { return .object([("equalTo", .string(text))]) }
+            if let text, type.isEmpty || RecordedBody.isText(contentType: type) {
+                return .object([("equalTo", .string(text))])
+            }
             return .object([("binaryEqualTo", .string(body.base64EncodedString()))])
         }
     }
@@ -162,12 +164,14 @@ struct RecordedStubs {
         }
         let body = exchange.body
         guard !body.isEmpty else { return (.object(members), nil) }
-        let text = RecordedBody.isText(contentType: contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
+        let text =
+            RecordedBody.isText(contentType: contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
         let size = text.map(\.count) ?? body.count
         if canExtractBodies, let threshold = text == nil ? spec.binarySizeThreshold : spec.textSizeThreshold,
             size > threshold
         {
-            let file = "\(name)-\(id.uuidString.lowercased()).\(RecordedBody.fileExtension(for: contentType, isText: text != nil))"
+            let fileExtension = RecordedBody.fileExtension(for: contentType, isText: text != nil)
+            let file = "\(name)-\(id.uuidString.lowercased()).\(fileExtension)"
             members.append(("bodyFileName", .string(file)))
             return (.object(members), (file, body))
         }
