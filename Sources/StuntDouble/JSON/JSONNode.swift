@@ -155,7 +155,11 @@ extension JSONNode {
         JSONNode(kind: .object(members.map { Member(key: $0.0, value: $0.1) }))
     }
     /// A string as JSON text, quoted and escaped.
-    package static func quoted(_ text: String) -> String { JSONValue.string(text).description }
+    package static func quoted(_ text: String) -> String {
+        var output = ""
+        JSONWriter.appendQuoted(text, to: &output)
+        return output
+    }
     /// A string, or `null` for `nil`.
     package static func string(orNull text: String?) -> JSONNode { text.map(string) ?? .null }
 
@@ -176,52 +180,13 @@ extension JSONNode {
         return JSONNode(kind: .object(members.filter { $0.key != key }), offset: offset)
     }
 
-    /// The value as JSON text: compact, or pretty (two spaces, as WireMock writes files); object members in
-    /// their order, or sorted by key. Of members written twice, the last is written, where the first was.
-    package func rendered(pretty: Bool = false, sortedKeys: Bool = false) -> String {
-        var output = ""
-        render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: 0)
-        return output
-    }
-
-    private func render(into output: inout String, pretty: Bool, sortedKeys: Bool, depth: Int) {
-        let newline = pretty ? "\n" + String(repeating: "  ", count: depth + 1) : ""
-        let closing = pretty ? "\n" + String(repeating: "  ", count: depth) : ""
-        switch kind {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .number(let number): output += number.text
-        case .string(let text): output += JSONValue.string(text).description
-        case .array(let items):
-            guard !items.isEmpty else {
-                output += "[]"
-                return
-            }
-            output += "["
-            for (index, item) in items.enumerated() {
-                output += (index == 0 ? "" : ",") + newline
-                item.render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: depth + 1)
-            }
-            output += closing + "]"
-        case .object(let members):
-            var order: [String] = []
-            var last: [String: JSONNode] = [:]
-            for member in members {
-                if last[member.key] == nil { order.append(member.key) }
-                last[member.key] = member.value
-            }
-            if sortedKeys { order.sort() }
-            guard !order.isEmpty else {
-                output += "{}"
-                return
-            }
-            output += "{"
-            for (index, key) in order.enumerated() {
-                output += (index == 0 ? "" : ",") + newline + JSONValue.string(key).description + (pretty ? ": " : ":")
-                last[key]?.render(into: &output, pretty: pretty, sortedKeys: sortedKeys, depth: depth + 1)
-            }
-            output += closing + "}"
-        }
+    /// The value as JSON text (`JSONWriter`): compact, or pretty (two spaces, as WireMock writes files); object
+    /// members in their order, or sorted by key; numbers as written, or as Java prints them. Of members written
+    /// twice, the last is written, where the first was.
+    package func rendered(pretty: Bool = false, sortedKeys: Bool = false, numbers: JSONWriter.Numbers = .asWritten)
+        -> String
+    {
+        JSONWriter.text(of: self, pretty: pretty, sortedKeys: sortedKeys, numbers: numbers)
     }
 
     /// Parses JSON as WireMock reads it (comments, single quotes), or `nil`.
@@ -229,5 +194,26 @@ extension JSONNode {
         let parser = JSONParser(bytes: Array(data), options: .wireMock)
         guard let (node, trailing) = try? parser.parseDocument(), trailing == nil else { return nil }
         return node
+    }
+}
+
+extension JSONNode: JSONWritable {
+    /// Of members written twice, the last, where the first was.
+    package var jsonShape: JSONShape<JSONNode> {
+        switch kind {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .number(let number): return .number(number.text)
+        case .string(let text): return .string(text)
+        case .array(let items): return .array(items)
+        case .object(let members):
+            var order: [String] = []
+            var last: [String: JSONNode] = [:]
+            for member in members {
+                if last[member.key] == nil { order.append(member.key) }
+                last[member.key] = member.value
+            }
+            return .object(order.map { ($0, last[$0] ?? .null) })
+        }
     }
 }

@@ -35,37 +35,7 @@ package indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
 
     /// Compact JSON text with sorted keys.
     package var description: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .number(let number): number.text
-        case .string(let string): Self.quote(string)
-        case .array(let items): "[" + items.map(\.description).joined(separator: ",") + "]"
-        case .object(let members):
-            "{"
-                + members.sorted { $0.key < $1.key }.map { Self.quote($0.key) + ":" + $0.value.description }
-                .joined(separator: ",") + "}"
-        }
-    }
-
-    private static func quote(_ string: String) -> String {
-        var output = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    output += String(format: "\\u%04x", scalar.value)
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return output + "\""
+        JSONWriter.text(of: self, sortedKeys: true)
     }
 
     /// The differences between an expected value and an actual one, as `path: expected …, found …` lines.
@@ -131,6 +101,19 @@ package struct JSONNumber: Hashable, Sendable {
             hasher.combine(Double(integer))
         } else {
             hasher.combine(double)
+        }
+    }
+}
+
+extension JSONValue: JSONWritable {
+    package var jsonShape: JSONShape<JSONValue> {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(let number): .number(number.text)
+        case .string(let string): .string(string)
+        case .array(let items): .array(items)
+        case .object(let members): .object(members.map { ($0.key, $0.value) })
         }
     }
 }

@@ -1,19 +1,6 @@
 import Foundation
 import StuntDouble
 
-/// A place in a document: its file (as shown to people) and a 1-based line and column.
-public struct OpenAPISourceLocation: Hashable, Sendable, CustomStringConvertible {
-    /// The file, as given or relative to the main document's folder.
-    public let file: String
-    /// The line, from 1.
-    public let line: Int
-    /// The column, from 1.
-    public let column: Int
-
-    /// `file:line:column`.
-    public var description: String { "\(file):\(line):\(column)" }
-}
-
 /// One node of a parsed document (YAML or JSON), with where it was written: what the contract is compiled
 /// from, so that every rule it checks can name its line.
 struct DocumentNode: Sendable {
@@ -113,7 +100,7 @@ struct DocumentNode: Sendable {
 /// Writing JSON text.
 enum JSONText {
     static func appendString(_ string: String, to output: inout String) {
-        output += JSONNode.quoted(string)
+        JSONWriter.appendQuoted(string, to: &output)
     }
 
     /// A YAML number written as JSON (`+1` -> `1`, `0x1F` -> `31`, `.5` -> `0.5`).

@@ -64,34 +64,7 @@ enum SchemaValue: Sendable, Equatable {
 
     /// Compact JSON text, members in order.
     var jsonText: String {
-        var output = ""
-        write(to: &output)
-        return output
-    }
-
-    func write(to output: inout String) {
-        switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let value, let text): output += value.isFinite ? text : "null"
-        case .string(let string): JSONText.appendString(string, to: &output)
-        case .array(let items):
-            output += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
-                item.write(to: &output)
-            }
-            output += "]"
-        case .object(let members):
-            output += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                JSONText.appendString(member.0, to: &output)
-                output += ":"
-                member.1.write(to: &output)
-            }
-            output += "}"
-        }
+        JSONWriter.text(of: self)
     }
 
     /// JSON text that equal values share: object members sorted by name, numbers written from their value.
@@ -111,5 +84,19 @@ enum SchemaValue: Sendable, Equatable {
     var excerpt: String {
         let text = jsonText
         return text.count > 60 ? String(text.prefix(57)) + "..." : text
+    }
+}
+
+extension SchemaValue: JSONWritable {
+    /// Members in order; a number that is not finite is `null`.
+    var jsonShape: JSONShape<SchemaValue> {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(let value, let text): value.isFinite ? .number(text) : .null
+        case .string(let string): .string(string)
+        case .array(let items): .array(items)
+        case .object(let members): .object(members)
+        }
     }
 }

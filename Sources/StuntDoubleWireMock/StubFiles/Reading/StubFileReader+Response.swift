@@ -320,23 +320,5 @@ extension StubFileReader {
 extension JSONNode {
     /// The value as compact JSON text, as WireMock writes a `jsonBody`: members in the order written
     /// (duplicates: the last one), numbers as Java prints them (`2.50` as `2.5`, `1e2` as `100.0`).
-    var compactText: String {
-        switch kind {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .number(let number): return JSONComparison.javaNumber(number.text)
-        case .string: return JSONValue(self).description
-        case .array(let items): return "[" + items.map(\.compactText).joined(separator: ",") + "]"
-        case .object(let members):
-            var order: [String] = []
-            var last: [String: JSONNode] = [:]
-            for member in members {
-                if last[member.key] == nil { order.append(member.key) }
-                last[member.key] = member.value
-            }
-            return "{"
-                + order.map { key in JSONValue.string(key).description + ":" + (last[key]?.compactText ?? "null") }
-                .joined(separator: ",") + "}"
-        }
-    }
+    var compactText: String { rendered(numbers: .java) }
 }
