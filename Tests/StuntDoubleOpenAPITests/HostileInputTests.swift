@@ -38,6 +38,24 @@ struct HostileInputTests {
         let neither = try stubber.response(
             for: try request(.post, "http://h/pets", json: ##"{"friend": {"friend": {}}}"##))
         #expect(neither.status == 422)
+        // The bound itself: steps grow with the depth, not as 2^depth (each level tries both branches, and
+        // without the validator's memory of what it tried, depth 20 would take 2^20 steps). Each level is five
+        // schemas deep (oneOf, $ref, allOf, properties, $ref), so 20 levels stay within the 128 schemas checked.
+        let contract = try OpenAPIContract(text: Self.document(paths: paths, schemas: schemas))
+        let schema = try #require(contract.operations.first?.body?.contents.first?.schema)
+        var steps: [Int: Int] = [:]
+        for depth in [5, 10, 20] {
+            var nestedBody = ##"{"barks": true}"##
+            for _ in 0..<depth { nestedBody = ##"{"barks": true, "friend": \##(nestedBody)}"## }
+            let validator = SchemaValidator(table: contract.schemas, direction: .request)
+            let value = try SchemaValue.parse(Data(nestedBody.utf8))
+            #expect(validator.validate(value, against: schema, at: "body").isEmpty, "depth \(depth)")
+            steps[depth] = validator.stepsTaken
+        }
+        let (five, twenty) = (try #require(steps[5]), try #require(steps[20]))
+        #expect(five > 0 && twenty <= 5 * five, "steps by depth: \(steps.sorted { $0.key < $1.key })")
+        #expect(
+            twenty < SchemaValidator.stepLimit / 100, "depth 20 took \(twenty) of \(SchemaValidator.stepLimit) steps")
     }
 
     @Test("A form body of 100,000 fields is read in one pass")

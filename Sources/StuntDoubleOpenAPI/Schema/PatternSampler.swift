@@ -2,8 +2,9 @@ import StuntDouble
 import StuntDoubleWireMock
 
 /// Writes a string that a regular expression probably matches: literals, `.`, classes (`[a-z0-9_]`, `\d`,
-/// `\w`, `\s`), groups, alternation and quantifiers. Look-arounds and back-references are not understood;
-/// the caller checks the result against the expression and falls back when it does not match.
+/// `\w`, `\s`; negated ones such as `[^,]`), groups, alternation and quantifiers. Look-arounds and
+/// back-references are not understood; the caller checks the result against the expression and falls back when
+/// it does not match.
 struct PatternSampler {
     private let scalars: [Unicode.Scalar]
     private var position = 0
@@ -180,7 +181,9 @@ struct PatternSampler {
 
     private mutating func emitClass(until end: Int) -> Bool {
         var index = position + 1
-        if index < end, scalars[index] == "^" { return false }
+        // `[^...]`: any of letters, digits and a few marks that the class does not name.
+        let isNegated = index < end && scalars[index] == "^"
+        if isNegated { index += 1 }
         var choices: [Unicode.Scalar] = []
         while index < end - 1 {
             var scalar = scalars[index]
@@ -208,6 +211,10 @@ struct PatternSampler {
             }
             choices.append(scalar)
             index += 1
+        }
+        if isNegated {
+            let excluded = Set(choices)
+            choices = (Self.word + [" ", "-", ".", "~"]).filter { !excluded.contains($0) }
         }
         guard !choices.isEmpty else { return false }
         emit(from: choices)

@@ -1,23 +1,5 @@
 import Foundation
 
-/// One rule of the contract that a request or a response breaks.
-public struct OpenAPIViolation: Hashable, Sendable, CustomStringConvertible {
-    /// The rule, as the document's keyword names it: `required`, `type`, `maximum`, `path`, `method`,
-    /// `security`, `contentType`...
-    public let rule: String
-    /// Where in the request or response: `body.items[2].price`, `query.limit`, `header.X-Request-ID`, `path`.
-    public let location: String
-    /// What was wrong, as a person reads it.
-    public let message: String
-    /// Where the rule is written in the document, when it is.
-    public let documentLocation: OpenAPISourceLocation?
-
-    /// `location: message (rule, file:line:column)`.
-    public var description: String {
-        "\(location): \(message) (\(rule)\(documentLocation.map { ", \($0)" } ?? ""))"
-    }
-}
-
 /// Whether a value is read from a request or a response: `readOnly` properties may not be sent, `writeOnly`
 /// ones may not come back.
 enum ValueDirection: Sendable {
@@ -33,7 +15,12 @@ struct SchemaValidator {
     var limit = 20
     /// The schema steps one value may take, shared by the tries of `oneOf` and `anyOf` (a recursive `oneOf`
     /// of `allOf`s tries both branches at every level: without a bound, 2^30 steps for a value 30 deep).
-    private let steps = StepBudget(limit: 200_000)
+    private let steps = StepBudget(limit: SchemaValidator.stepLimit)
+    /// The schema steps one value may take.
+    static let stepLimit = 200_000
+
+    /// The steps this validator (and its copies) have taken so far: what bounds its work, for tests.
+    var stepsTaken: Int { Self.stepLimit - max(steps.remaining, 0) }
 
     /// Steps left, by reference: every copy of a validator (and every try) spends the same ones; and what each
     /// try found, by schema and place in the value, so that no part of a value is tried against a schema twice

@@ -80,15 +80,20 @@ public struct HTTPStubTransport: ClientTransport {
                 otherwise:
                     "\(request.method) \(request.path ?? "/") is not stubbed: \(reason). HTTPStubTransport has no "
                     + "upstream transport to send it to: stub it, or give one.")
-        case .stub(let plan):
+        case .stub(let plan) where plan.proxy != nil:
             try await Task.sleep(until: start + plan.responseDeadline, clock: .continuous)
-            if plan.proxy != nil {
-                return try await forward(
-                    request, body: body, baseURL: baseURL, operationID: operationID,
-                    otherwise:
-                        "\(plan.stub) proxies \(request.method) \(request.path ?? "/"); HTTPStubTransport has no "
-                        + "upstream transport to send it to.")
-            }
+            return try await forward(
+                request, body: body, baseURL: baseURL, operationID: operationID,
+                otherwise:
+                    "\(plan.stub) proxies \(request.method) \(request.path ?? "/"); HTTPStubTransport has no "
+                    + "upstream transport to send it to.")
+        case .stub(let plan):
+            // The response's steps, as every delivery path performs them: the head (or the plan's error) when
+            // it is due, each chunk of the body at its own time, then the end.
+            let sendsBody = plan.absence != .data && request.method != .head
+            var steps = ResponseSteps(plan, at: .zero, body: sendsBody)
+            let head = steps.removeNext()
+            try await Task.sleep(until: start + (head?.time ?? .zero), clock: .continuous)
             if let error = plan.error { throw error }
             guard let planned = plan.response else { throw URLError(.badServerResponse) }
             // What HTTP cannot carry (a status outside 100-999, a control character in a header) the server
@@ -108,20 +113,25 @@ public struct HTTPStubTransport: ClientTransport {
                     response.headerFields.append(HTTPField(name: name, value: field.value))
                 }
             }
-            if plan.absence == .data || request.method == .head { return (response, nil, 0) }
+            guard sendsBody else { return (response, nil, 0) }
             let bodyData = planned.body
-            let chunks = plan.chunks
-            guard chunks.count > 1 || chunks.first.map({ $0.deadline > plan.responseDeadline }) == true else {
-                try await Task.sleep(until: start + plan.completionDeadline, clock: .continuous)
+            let chunks = steps.chunks
+            if chunks.count <= 1, steps.next.map({ $0.time <= (head?.time ?? .zero) }) ?? true {
+                // The whole body with the head, as most stubs answer.
                 return (response, HTTPBody(bodyData), bodyData.count)
             }
             // Throttled or dribbled: each chunk when it is due.
+            let paced = steps
             let stream = AsyncThrowingStream<HTTPBody.ByteChunk, any Error> { continuation in
                 let task = Task {
+                    var steps = paced
                     do {
-                        for chunk in chunks {
-                            try await Task.sleep(until: start + chunk.deadline, clock: .continuous)
-                            continuation.yield(ArraySlice(bodyData[chunk.range]))
+                        while let step = steps.removeNext() {
+                            try await Task.sleep(until: start + step.time, clock: .continuous)
+                            switch step.step {
+                            case .chunk(let index): continuation.yield(ArraySlice(bodyData[chunks[index].range]))
+                            case .head, .finish, .timeOut: break
+                            }
                         }
                         continuation.finish()
                     } catch {

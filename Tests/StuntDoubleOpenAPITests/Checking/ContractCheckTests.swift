@@ -76,11 +76,12 @@ struct ContractCheckTests {
         _ = try stubber.response(for: try request(.get, "https://api.shop.test/v2/products/x", headers: authorized))
         let entries = stubber.journal
         #expect(entries.count == 3)
-        #expect(entries[0].contractViolations.count == 1)
+        #expect(entries[0].openAPIViolations.count == 1)
         #expect(
-            entries[0].contractViolations.first?.hasPrefix(
+            entries[0].openAPIViolations.first?.description.hasPrefix(
                 "body.name: 0 characters, fewer than 1 (minLength, schemas/product.yaml:") == true)
-        #expect(entries[1].contractViolations.isEmpty && entries[2].contractViolations.isEmpty)
+        #expect(entries[0].openAPIViolations.first?.documentLocation?.file == "schemas/product.yaml")
+        #expect(entries[1].openAPIViolations.isEmpty && entries[2].openAPIViolations.isEmpty)
     }
 }
 

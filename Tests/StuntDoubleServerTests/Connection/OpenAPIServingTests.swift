@@ -99,9 +99,9 @@ import Testing
                 json.contains(#""contractViolations": ["#) && json.contains(#""body.id: expected integer"#), "\(json)")
         }
         let entry = try #require(stubber.journal.first)
-        #expect(entry.contractViolations.count == 2)
-        #expect(entry.contractViolations.contains { $0.hasPrefix("body.id: expected integer") })
-        #expect(entry.contractViolations.contains { $0.hasPrefix("body.text: missing") })
+        #expect(entry.openAPIViolations.count == 2)
+        #expect(entry.openAPIViolations.contains { $0.location == "body.id" && $0.rule == "type" })
+        #expect(entry.openAPIViolations.contains { $0.description.hasPrefix("body.text: missing") })
         let warnings = logs.entries.filter { $0.level == .warning }.map(\.message.description)
         #expect(warnings.contains { $0.contains("breaks the OpenAPI document") && $0.contains("body.id") })
     }
