@@ -1,8 +1,8 @@
 import Foundation
 import StuntDoubleWireMock
 
-/// One admin endpoint: a method, a path under `/__admin` whose `{name}` segments take any value, and the task
-/// that answers it. The table is ``AdminRoute/all``; ``AdminAPI`` finds the route and runs it.
+/// One admin endpoint: a method, a path under `/__admin` whose `{name}` segments take any value, what it does
+/// (for the API's own description, `AdminDocs`), and the task that answers it. The table is ``AdminRoute/all``; ``AdminAPI`` finds the route and runs it.
 struct AdminRoute: Sendable {
     /// A request on its way to a route: the request, and the values of the path's `{name}` segments in order.
     struct Call: Sendable {
@@ -18,11 +18,23 @@ struct AdminRoute: Sendable {
     let segments: [String?]
     /// Whether the last segment is `{name*}`: the rest of the path, one segment or more, as one value.
     let takesRest: Bool
+    /// What the route does, for the admin API's description (`GET /__admin/docs/openapi`).
+    let summary: String
+    /// What the request's body is.
+    let takes: AdminDocs.Body
+    /// What the answer is when the route succeeds.
+    let answers: AdminDocs.Answer
     let answer: @Sendable (AdminAPI, Call) async -> AdminResponse
 
-    init(_ method: String, _ path: String, _ answer: @escaping @Sendable (AdminAPI, Call) async -> AdminResponse) {
+    init(
+        _ method: String, _ path: String, _ summary: String, takes: AdminDocs.Body = .none,
+        answers: AdminDocs.Answer = .json, _ answer: @escaping @Sendable (AdminAPI, Call) async -> AdminResponse
+    ) {
         self.method = method
         self.path = path
+        self.summary = summary
+        self.takes = takes
+        self.answers = answers
         segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
         takesRest = path.hasSuffix("*}")
         self.answer = answer
@@ -69,63 +81,123 @@ struct AdminRoute: Sendable {
     }
 
     /// Every endpoint: WireMock 2.35.1's admin API as far as StuntDouble serves it, and its own
-    /// `/stuntdouble/stubs` and `/stuntdouble/webhooks`. One line each; the tasks live in the file of their resource.
+    /// `/stuntdouble/stubs` and `/stuntdouble/webhooks`. One entry each, with what it does; the tasks live in the file
+    /// of their resource.
     static let all: [AdminRoute] = [
         // The server: AdminAPI+Server.swift.
-        AdminRoute("GET", "") { _, call in TrafficPage.response(token: call.request.query["token"]) },
-        AdminRoute("GET", "health") { api, _ in api.health() },
-        AdminRoute("POST", "reset") { api, _ in api.resetAll() },
-        AdminRoute("POST", "shutdown") { api, _ in api.shutdown() },
-        AdminRoute("GET", "settings") { api, _ in api.settings() },
-        AdminRoute("POST", "settings") { api, call in api.updateSettings(call.body) },
-        AdminRoute("PUT", "settings") { api, call in api.updateSettings(call.body) },
-        AdminRoute("GET", "stuntdouble/stubs") { api, _ in api.swiftStubs() },
-        AdminRoute("GET", "stuntdouble/webhooks") { api, _ in api.webhooks() },
-        AdminRoute("GET", "docs/swagger") { _, _ in AdminDocs.description() },
-        AdminRoute("GET", "docs/openapi") { _, _ in AdminDocs.description() },
+        AdminRoute("GET", "", "The traffic page: stubs, requests, near misses and webhooks, live", answers: .html) {
+            _, call in TrafficPage.response(token: call.request.query["token"])
+        },
+        AdminRoute("GET", "health", "The server's health, uptime and counts") { api, _ in api.health() },
+        AdminRoute(
+            "POST", "reset", "Mappings back to the files, journal cleared, scenarios to Started, settings cleared"
+        ) { api, _ in api.resetAll() },
+        AdminRoute("POST", "shutdown", "Stops the server") { api, _ in api.shutdown() },
+        AdminRoute("GET", "settings", "The global settings (fixedDelay)") { api, _ in api.settings() },
+        AdminRoute("POST", "settings", "Changes the global settings: {\"fixedDelay\": milliseconds}", takes: .json) {
+            api, call in api.updateSettings(call.body)
+        },
+        AdminRoute("PUT", "settings", "Changes the global settings: {\"fixedDelay\": milliseconds}", takes: .json) {
+            api, call in api.updateSettings(call.body)
+        },
+        AdminRoute("GET", "stuntdouble/stubs", "The stubs added from Swift (StuntDouble's own)") { api, _ in
+            api.swiftStubs()
+        },
+        AdminRoute(
+            "GET", "stuntdouble/webhooks", "The latest webhook calls and what became of each (StuntDouble's own)"
+        ) { api, _ in api.webhooks() },
+        AdminRoute("GET", "docs/swagger", "This description") { _, _ in AdminDocs.description() },
+        AdminRoute("GET", "docs/openapi", "This description") { _, _ in AdminDocs.description() },
         // Mappings: AdminAPI+Mappings.swift.
-        AdminRoute("GET", "mappings") { api, call in api.listMappings(call.request) },
-        AdminRoute("POST", "mappings") { api, call in api.createMapping(call.body) },
-        AdminRoute("DELETE", "mappings") { api, _ in api.removeAllMappings() },
-        AdminRoute("POST", "mappings/reset") { api, _ in api.resetMappings() },
-        AdminRoute("POST", "mappings/save") { api, _ in api.saveMappings() },
-        AdminRoute("POST", "mappings/import") { api, call in api.importMappings(call.body) },
-        AdminRoute("POST", "mappings/find-by-metadata") { api, call in api.mappings(byMetadata: call.body) },
-        AdminRoute("POST", "mappings/remove-by-metadata") { api, call in
+        AdminRoute("GET", "mappings", "Every mapping, newest first (limit, offset)") { api, call in
+            api.listMappings(call.request)
+        },
+        AdminRoute("POST", "mappings", "Adds a mapping", takes: .json) { api, call in api.createMapping(call.body) },
+        AdminRoute("DELETE", "mappings", "Removes every mapping") { api, _ in api.removeAllMappings() },
+        AdminRoute("POST", "mappings/reset", "Mappings back to the files the server was started on") { api, _ in
+            api.resetMappings()
+        },
+        AdminRoute("POST", "mappings/save", "Writes mappings made through the API to the root's mappings/") { api, _ in
+            api.saveMappings()
+        },
+        AdminRoute(
+            "POST", "mappings/import", "Adds mappings: {\"mappings\": [...], \"importOptions\": {...}}", takes: .json
+        ) { api, call in api.importMappings(call.body) },
+        AdminRoute("POST", "mappings/find-by-metadata", "The mappings whose metadata a pattern matches", takes: .json) {
+            api, call in api.mappings(byMetadata: call.body)
+        },
+        AdminRoute(
+            "POST", "mappings/remove-by-metadata", "Removes the mappings whose metadata a pattern matches", takes: .json
+        ) { api, call in
             api.mappings(byMetadata: call.body, removing: true)
         },
-        AdminRoute("GET", "mappings/{id}") { api, call in api.mapping(call.parameters[0]) },
-        AdminRoute("PUT", "mappings/{id}") { api, call in api.replaceMapping(call.parameters[0], with: call.body) },
-        AdminRoute("DELETE", "mappings/{id}") { api, call in api.removeMapping(call.parameters[0]) },
+        AdminRoute("GET", "mappings/{id}", "One mapping") { api, call in api.mapping(call.parameters[0]) },
+        AdminRoute("PUT", "mappings/{id}", "Replaces a mapping", takes: .json) { api, call in
+            api.replaceMapping(call.parameters[0], with: call.body)
+        },
+        AdminRoute("DELETE", "mappings/{id}", "Removes a mapping") { api, call in api.removeMapping(call.parameters[0])
+        },
         // The journal: AdminAPI+Requests.swift.
-        AdminRoute("GET", "requests") { api, call in api.listRequests(call.request) },
-        AdminRoute("DELETE", "requests") { api, _ in api.clearRequests() },
-        AdminRoute("POST", "requests/reset") { api, _ in api.clearRequests() },
-        AdminRoute("POST", "requests/count") { api, call in api.searchRequests(call.body, .count) },
-        AdminRoute("POST", "requests/find") { api, call in api.searchRequests(call.body, .find) },
-        AdminRoute("POST", "requests/remove") { api, call in api.searchRequests(call.body, .remove) },
-        AdminRoute("POST", "requests/remove-by-metadata") { api, call in api.removeRequests(byMetadata: call.body) },
-        AdminRoute("GET", "requests/unmatched") { api, _ in api.unmatchedRequests() },
-        AdminRoute("GET", "requests/unmatched/near-misses") { api, _ in api.unmatchedNearMisses() },
-        AdminRoute("GET", "requests/{id}") { api, call in api.loggedRequest(call.parameters[0]) },
-        AdminRoute("DELETE", "requests/{id}") { api, call in api.removeRequest(call.parameters[0]) },
+        AdminRoute("GET", "requests", "The journal, newest first (limit, since)") { api, call in
+            api.listRequests(call.request)
+        },
+        AdminRoute("DELETE", "requests", "Clears the journal") { api, _ in api.clearRequests() },
+        AdminRoute("POST", "requests/reset", "Clears the journal") { api, _ in api.clearRequests() },
+        AdminRoute("POST", "requests/count", "How many requests a request pattern matches", takes: .json) { api, call in
+            api.searchRequests(call.body, .count)
+        },
+        AdminRoute("POST", "requests/find", "The requests a request pattern matches", takes: .json) { api, call in
+            api.searchRequests(call.body, .find)
+        },
+        AdminRoute("POST", "requests/remove", "Forgets the requests a request pattern matches", takes: .json) {
+            api, call in api.searchRequests(call.body, .remove)
+        },
+        AdminRoute(
+            "POST", "requests/remove-by-metadata",
+            "Forgets the requests answered by mappings whose metadata a pattern matches", takes: .json
+        ) { api, call in api.removeRequests(byMetadata: call.body) },
+        AdminRoute("GET", "requests/unmatched", "The requests no stub matched") { api, _ in api.unmatchedRequests() },
+        AdminRoute("GET", "requests/unmatched/near-misses", "Each unmatched request with its closest stub") { api, _ in
+            api.unmatchedNearMisses()
+        },
+        AdminRoute("GET", "requests/{id}", "One request") { api, call in api.loggedRequest(call.parameters[0]) },
+        AdminRoute("DELETE", "requests/{id}", "Forgets one request") { api, call in
+            api.removeRequest(call.parameters[0])
+        },
         // Near misses: AdminAPI+NearMisses.swift.
-        AdminRoute("POST", "near-misses/request") { api, call in api.nearMisses(forLoggedRequest: call.body) },
-        AdminRoute("POST", "near-misses/request-pattern") { api, call in api.nearMisses(forPattern: call.body) },
+        AdminRoute("POST", "near-misses/request", "The stubs closest to a request", takes: .json) { api, call in
+            api.nearMisses(forLoggedRequest: call.body)
+        },
+        AdminRoute("POST", "near-misses/request-pattern", "The logged requests closest to a pattern", takes: .json) {
+            api, call in api.nearMisses(forPattern: call.body)
+        },
         // The recorder: AdminAPI+Recordings.swift.
-        AdminRoute("POST", "recordings/start") { api, call in api.startRecording(call.body) },
-        AdminRoute("POST", "recordings/stop") { api, _ in api.stopRecording() },
-        AdminRoute("GET", "recordings/status") { api, _ in api.recordingStatus() },
-        AdminRoute("POST", "recordings/snapshot") { api, call in api.snapshot(call.body) },
+        AdminRoute("POST", "recordings/start", "Starts recording: proxies to targetBaseUrl", takes: .json) {
+            api, call in api.startRecording(call.body)
+        },
+        AdminRoute("POST", "recordings/stop", "Stops recording: stubs of what was proxied since the start") { api, _ in
+            api.stopRecording()
+        },
+        AdminRoute("GET", "recordings/status", "NeverStarted, Recording or Stopped") { api, _ in api.recordingStatus()
+        },
+        AdminRoute("POST", "recordings/snapshot", "Stubs of the proxied requests in the journal", takes: .json) {
+            api, call in api.snapshot(call.body)
+        },
         // Body files: AdminAPI+Files.swift.
-        AdminRoute("GET", "files") { api, _ in api.listFiles() },
-        AdminRoute("GET", "files/{name*}") { api, call in api.file(call.parameters[0]) },
-        AdminRoute("PUT", "files/{name*}") { api, call in api.writeFile(call.parameters[0], call.body) },
-        AdminRoute("DELETE", "files/{name*}") { api, call in api.deleteFile(call.parameters[0]) },
+        AdminRoute("GET", "files", "The body files under __files/") { api, _ in api.listFiles() },
+        AdminRoute("GET", "files/{name*}", "A body file's bytes", answers: .bytes) { api, call in
+            api.file(call.parameters[0])
+        },
+        AdminRoute("PUT", "files/{name*}", "Writes a body file", takes: .bytes) { api, call in
+            api.writeFile(call.parameters[0], call.body)
+        },
+        AdminRoute("DELETE", "files/{name*}", "Deletes a body file") { api, call in api.deleteFile(call.parameters[0])
+        },
         // Scenarios: AdminAPI+Scenarios.swift.
-        AdminRoute("GET", "scenarios") { api, _ in api.listScenarios() },
-        AdminRoute("POST", "scenarios/reset") { api, _ in api.resetScenarios() },
-        AdminRoute("PUT", "scenarios/{name}/state") { api, call in
+        AdminRoute("GET", "scenarios", "Every scenario, its state and its mappings") { api, _ in api.listScenarios() },
+        AdminRoute("POST", "scenarios/reset", "Every scenario back to Started") { api, _ in api.resetScenarios() },
+        AdminRoute("PUT", "scenarios/{name}/state", "Sets a scenario's state: {\"state\": \"...\"}", takes: .json) {
+            api, call in
             api.setScenarioState(call.parameters[0], call.body)
         },
     ]
