@@ -55,11 +55,7 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
-        LoggingSystem.bootstrap { label in
-            var handler = LineLogHandler(label: label)
-            handler.logLevel = quiet ? .warning : .info
-            return handler
-        }
+        ServerRun.bootstrapLogging(level: quiet ? .warning : .info)
         guard let upstreamURL = URL(string: upstream) else {
             throw ValidationError("--upstream \(upstream) is not a URL.")
         }
@@ -82,16 +78,10 @@ struct Record: AsyncParsableCommand {
         configuration.upstream = upstreamURL
         admin.apply(to: &configuration)
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
-        let baseURL: URL
-        do {
-            baseURL = try await server.start()
-        } catch {
-            printError("error: \(error.message)")
-            throw ExitCode.failure
-        }
+        let baseURL = try await ServerRun.start(server)
         say("Recording \(upstream) through \(baseURL.absoluteString) to \(root)")
         say("Press Ctrl-C to stop and write the recording.")
-        _ = await Serve.serveUntilStopped(server)
+        _ = await ServerRun.serveUntilStopped(server)
         do {
             let written = try recording.save()
             say("Wrote \(written) exchange\(written == 1 ? "" : "s") to \(root)")

@@ -135,11 +135,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
-        LoggingSystem.bootstrap { label in
-            var handler = LineLogHandler(label: label)
-            handler.logLevel = verbose ? .debug : quiet ? .warning : .info
-            return handler
-        }
+        ServerRun.bootstrapLogging(level: verbose ? .debug : quiet ? .warning : .info)
         let folder: URL?
         let display: String
         if let root {
@@ -206,13 +202,7 @@ struct Serve: AsyncParsableCommand {
         for diagnostic in files?.diagnostics ?? [] {
             printError(diagnostic.description)
         }
-        let baseURL: URL
-        do {
-            baseURL = try await server.start()
-        } catch {
-            printError("error: \(error.message)")
-            throw ExitCode.failure
-        }
+        let baseURL = try await ServerRun.start(server)
         for serving in servings {
             let contract = serving.contract
             let mode =
@@ -242,7 +232,7 @@ struct Serve: AsyncParsableCommand {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
         say("Press Ctrl-C to stop.")
-        if !(await Self.serveUntilStopped(server)) {
+        if !(await ServerRun.serveUntilStopped(server)) {
             say("stopped: shutdown asked for through the admin API")
         }
     }
@@ -270,44 +260,6 @@ struct Serve: AsyncParsableCommand {
             let warnings = files.warnings.count
             say("\(warnings) warning\(warnings == 1 ? "" : "s") (above): the files serve, but probably not as meant.")
         }
-    }
-
-    /// Waits for whichever comes first: SIGINT or SIGTERM, which stops the server (responses in progress get
-    /// up to 5 seconds), or a shutdown through the admin API, which stops the server itself.
-    /// - Parameter server: The running server.
-    /// - Returns: Whether a signal stopped it.
-    static func serveUntilStopped(_ server: HTTPStubServer) async -> Bool {
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask { await waitForTermination() }
-            group.addTask {
-                await server.waitUntilStopped()
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let signal = await group.next() ?? nil else { return false }
-            say("\(signal): stopping (responses in progress get up to 5 seconds)")
-            await server.stop(gracePeriod: .seconds(5))
-            return true
-        }
-    }
-
-    /// Waits for SIGINT or SIGTERM; returns its name.
-    static func waitForTermination() async -> String? {
-        let (signals, continuation) = AsyncStream<String>.makeStream()
-        let queue = DispatchQueue(label: "stuntdouble.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { continuation.yield(name) }
-            source.resume()
-            sources.append(source)
-        }
-        var iterator = signals.makeAsyncIterator()
-        // nil when the task is cancelled (the server stopped first).
-        let name = await iterator.next()
-        withExtendedLifetime(sources) {}
-        return name
     }
 }
 

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import StuntDoubleServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `serve` and `record` do alike to run a server: its log, starting it (a failure ends the command with what
+/// was wrong), and serving until a signal or the admin API stops it.
+enum ServerRun {
+    /// Sends the server's log, one line a request, to standard output at `level`.
+    static func bootstrapLogging(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = LineLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// Starts the server; when it cannot (a port in use, an address it may not listen on), prints why and ends
+    /// the command with a failure.
+    /// - Returns: Its base URL.
+    static func start(_ server: HTTPStubServer) async throws -> URL {
+        do {
+            return try await server.start()
+        } catch {
+            printError("error: \(error.message)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Waits for whichever comes first: SIGINT or SIGTERM, which stops the server (responses in progress get
+    /// up to 5 seconds), or a shutdown through the admin API, which stops the server itself.
+    /// - Parameter server: The running server.
+    /// - Returns: Whether a signal stopped it.
+    static func serveUntilStopped(_ server: HTTPStubServer) async -> Bool {
+        await withTaskGroup(of: String?.self) { group in
+            group.addTask { await waitForTermination() }
+            group.addTask {
+                await server.waitUntilStopped()
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let signal = await group.next() ?? nil else { return false }
+            say("\(signal): stopping (responses in progress get up to 5 seconds)")
+            await server.stop(gracePeriod: .seconds(5))
+            return true
+        }
+    }
+
+    /// Waits for SIGINT or SIGTERM; returns its name.
+    static func waitForTermination() async -> String? {
+        let (signals, continuation) = AsyncStream<String>.makeStream()
+        let queue = DispatchQueue(label: "stuntdouble.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = signals.makeAsyncIterator()
+        // nil when the task is cancelled (the server stopped first).
+        let name = await iterator.next()
+        withExtendedLifetime(sources) {}
+        return name
+    }
+}
