@@ -83,21 +83,22 @@ import Testing
         }
     }
 
-    /// 10,000 requests, every other one unmatched: the journal lists them all, and the near misses every unmatched
-    /// one with the mapping it nearly matched.
+    /// 10,000 requests, every tenth one unmatched: the journal lists them all, and the near misses every unmatched
+    /// one with the mapping it nearly matched (1,000 of them, each worked out among 10,000 mappings, a megabyte of
+    /// JSON; every other one unmatched made this the plain test run's slowest test, two minutes of a loaded CI).
     @Test func theJournalOf10000RequestsAndItsNearMissesArriveWhole() async throws {
         try await Self.withServer { _, port in
-            let paths = (0..<Self.count).map { $0 % 2 == 0 ? "/items/\($0)" : "/itemz/\($0)" }
-            #expect(try await Self.send(paths, port: port) == Self.count / 2)
+            let paths = (0..<Self.count).map { $0 % 10 == 0 ? "/itemz/\($0)" : "/items/\($0)" }
+            #expect(try await Self.send(paths, port: port) == Self.count - Self.count / 10)
             let journal = try #require(try await Self.admin("/__admin/requests", port: port) as? [String: Any])
             #expect((journal["requests"] as? [Any])?.count == Self.count)
             #expect((journal["meta"] as? [String: Any])?["total"] as? Int == Self.count)
             let nearMisses = try #require(
                 try await Self.admin("/__admin/requests/unmatched/near-misses", port: port) as? [String: Any])
             let misses = try #require(nearMisses["nearMisses"] as? [[String: Any]])
-            #expect(misses.count >= Self.count / 2)
+            #expect(misses.count >= Self.count / 10)
             let unmatched = Set(misses.compactMap { ($0["request"] as? [String: Any])?["url"] as? String })
-            #expect(unmatched.count == Self.count / 2, "every unmatched request has its near misses")
+            #expect(unmatched.count == Self.count / 10, "every unmatched request has its near misses")
         }
     }
 
