@@ -129,13 +129,14 @@ struct StubUsage: Sendable {
         journal.update(number) { $0.annotations += annotations }
     }
 
-    func annotations(of number: Int) -> [any HTTPJournalAnnotation] {
-        journal.entry(number)?.annotations ?? []
-    }
-
-    /// Records how an entry's delivery ended.
-    mutating func complete(_ number: Int, with completion: HTTPJournalEntry.Completion) {
-        journal.update(number) { $0.completion = completion }
+    /// Records how an entry's delivery ended; returns its annotations.
+    mutating func complete(_ number: Int, with completion: HTTPJournalEntry.Completion) -> [any HTTPJournalAnnotation] {
+        var annotations: [any HTTPJournalAnnotation] = []
+        journal.update(number) {
+            $0.completion = completion
+            annotations = $0.annotations
+        }
+        return annotations
     }
 
     func state(of scenario: HTTPStubScenario) -> String {

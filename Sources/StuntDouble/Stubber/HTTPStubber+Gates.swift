@@ -58,15 +58,6 @@ extension HTTPStubber {
         usage.withLock { $0.annotate(entry, with: annotations) }
     }
 
-    /// What the gates found about a journal entry's exchange (for the server's log).
-    package func annotations(ofEntry number: Int) -> [any HTTPJournalAnnotation] {
-        usage.withLock { $0.annotations(of: number) }
-    }
-
-    /// Whether any gate is added: only then can a journal entry have annotations.
-    package var hasGates: Bool {
-        state.withLock { !$0.gates.isEmpty }
-    }
 }
 
 /// A matcher that reads the engine's request (its body read once, no `URLRequest` made), for matchers that

@@ -251,14 +251,17 @@ public final class HTTPStubber: Sendable {
     ///   - error: The error the caller received, or `nil` for a delivered response.
     ///   - statusCode: The status code of the response the caller received, if any.
     ///   - bodyByteCount: How many body bytes came with it.
+    /// - Returns: The entry's annotations (what gates found about the exchange), read under the same lock: empty
+    ///   unless a gate found something.
+    @discardableResult
     package func complete(
         _ entry: Int, after duration: Duration, error: (any Error)?, statusCode: Int? = nil, bodyByteCount: Int? = nil
-    ) {
+    ) -> [any HTTPJournalAnnotation] {
         let completion = HTTPJournalEntry.Completion(
             duration: duration, error: error,
             statusCode: error == nil ? statusCode.map { HTTPStatusCode(rawValue: $0) } : nil,
             bodyByteCount: error == nil && statusCode != nil ? bodyByteCount ?? 0 : nil)
-        usage.withLock { $0.complete(entry, with: completion) }
+        return usage.withLock { $0.complete(entry, with: completion) }
     }
 
     /// Decides what happens to a `URLRequest`, reading its body (from `httpBody` or its stream) once.

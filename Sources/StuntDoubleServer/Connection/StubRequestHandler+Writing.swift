@@ -100,17 +100,15 @@ extension StubRequestHandler {
             core.webhooks.send(webhooks.specs, for: webhooks.request, entry: entry, client: core.proxy?.client)
         }
         let duration = ContinuousClock.now - playback.received
-        core.stubber.complete(
+        // What a loaded document (an OpenAPI contract) found wrong with the stub's response, read with the
+        // completion (no second look at the journal).
+        let annotations = core.stubber.complete(
             entry, after: duration, error: error, statusCode: playback.statusCode,
             bodyByteCount: playback.bytesWritten)
-        if core.stubber.hasGates {
-            // What a loaded document (an OpenAPI contract) found wrong with the stub's response.
-            for annotation in core.stubber.annotations(ofEntry: entry) {
-                let target = core.loggedTarget(playback.requestHead.uri)
-                let lines = annotation.lines.joined(separator: "; ")
-                core.logger.warning(
-                    "\(playback.requestHead.method.rawValue) \(target): \(annotation.summary): \(lines)")
-            }
+        for annotation in annotations {
+            let target = core.loggedTarget(playback.requestHead.uri)
+            let lines = annotation.lines.joined(separator: "; ")
+            core.logger.warning("\(playback.requestHead.method.rawValue) \(target): \(annotation.summary): \(lines)")
         }
         guard core.logger.logLevel <= .info else { return }
         let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
