@@ -110,6 +110,28 @@ public struct HTTPStubberError: Error, Hashable, Sendable, CustomStringConvertib
     }
 }
 
+extension HTTPStubberError {
+    /// Reads a file a user named, or fails with ``Code/missingResource`` naming it and the reason.
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - what: What the file is for, at the start of the message (`"The HAR file"`).
+    ///   - advice: What to do, after the reason; `nil` for nothing more.
+    /// - Returns: The file's bytes.
+    /// - Throws: ``HTTPStubberError`` with code ``Code/missingResource`` when the file cannot be read.
+    package static func readFile(at url: URL, as what: String, advice: String? = nil) throws(HTTPStubberError)
+        -> Data
+    {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw HTTPStubberError(
+                code: .missingResource,
+                message: "\(what) \(url.path) cannot be read: \(error.localizedDescription)."
+                    + (advice.map { " \($0)" } ?? ""))
+        }
+    }
+}
+
 extension HTTPStubberError: LocalizedError {
     /// The message, so that `localizedDescription` is readable too.
     public var errorDescription: String? { message }

@@ -54,16 +54,22 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
         /// literal's bytes and the name: such a template is matched without the general matcher.
         let literalThenName: (literal: [UInt8], name: String)?
 
-        init(
-            target: Target, parts: [URITemplate.Part], compiled: CompiledParts, lenientQuery: [URITemplate.Expression]?,
-            matchesQueryAsWritten: Bool, routing: RoutingKey
-        ) {
+        /// A plan for the template's parts (the query expressions matched in any order split off into
+        /// `lenientQuery`), with what matching them needs worked out once.
+        init(target: Target, parts: [URITemplate.Part], lenientQuery: [URITemplate.Expression]?) {
             self.target = target
             self.parts = parts
-            self.compiled = compiled
             self.lenientQuery = lenientQuery
+            let compiled = CompiledParts(parts)
+            self.compiled = compiled
+            let matchesQueryAsWritten = parts.contains { part in
+                switch part {
+                case .literal(let literal): literal.contains("?")
+                case .expression(let expression): expression.op.isQuery
+                }
+            }
             self.matchesQueryAsWritten = matchesQueryAsWritten
-            self.routing = routing
+            routing = HTTPStubURITemplateMatcher.routing(parts, target)
             if target == .absolute || target == .path, lenientQuery == nil, !matchesQueryAsWritten, parts.count == 2,
                 case .literal(let literal) = parts[0], let variable = compiled.plainVariables[1]
             {
@@ -146,16 +152,7 @@ public struct HTTPStubURITemplateMatcher: HTTPStubMatcherProtocol, CustomStringC
         default:
             target = .either
         }
-        let hasQueryPart = parts.contains { part in
-            switch part {
-            case .literal(let literal): literal.contains("?")
-            case .expression(let expression): expression.op.isQuery
-            }
-        }
-        return Plan(
-            target: target, parts: parts, compiled: CompiledParts(parts), lenientQuery: lenientQuery,
-            matchesQueryAsWritten: hasQueryPart, routing: routing(parts, target)
-        )
+        return Plan(target: target, parts: parts, lenientQuery: lenientQuery)
     }
 
     /// Normalizes the scheme and authority of the leading literal as requests are normalized (lower case,

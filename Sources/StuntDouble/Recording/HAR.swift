@@ -253,14 +253,7 @@ extension HTTPStubber {
     /// - Throws: ``HTTPStubberError`` when the file cannot be read or is not a HAR file.
     @discardableResult
     public func load(harAt url: URL) throws(HTTPStubberError) -> HAR.Archive {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw HTTPStubberError(
-                code: .missingResource,
-                message: "The HAR file \(url.path) cannot be read: \(error.localizedDescription).")
-        }
+        let data = try HTTPStubberError.readFile(at: url, as: "The HAR file")
         let archive = try HAR.read(data, name: url.path)
         var order: [String] = []
         var groups: [String: [HTTPRecordedExchange]] = [:]

@@ -246,13 +246,13 @@ extension HTTPResponsePlan {
             proxy: HTTPStubProxy? = nil
         ) {
             self.action = action
+            fails = if case .fail = action { true } else { false }
             self.responseDeadline = responseDeadline
             self.chunks = chunks
+            isImmediate = responseDeadline == .zero && (chunks.last?.deadline ?? .zero) == .zero
             self.absence = absence
             self.fault = fault
             self.proxy = proxy
-            fails = if case .fail = action { true } else { false }
-            isImmediate = responseDeadline == .zero && (chunks.last?.deadline ?? .zero) == .zero
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid

@@ -123,15 +123,8 @@ extension HTTPStubResponse {
     public static func file(at url: URL, statusCode code: HTTPStatusCode = .ok, contentType: HTTPContentType? = nil)
         throws(HTTPStubberError) -> HTTPStubResponse
     {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw HTTPStubberError(
-                code: .missingResource,
-                message: "The fixture \(url.path) cannot be read: \(error.localizedDescription). Check that the "
-                    + "file exists and is readable.")
-        }
+        let data = try HTTPStubberError.readFile(
+            at: url, as: "The fixture", advice: "Check that the file exists and is readable.")
         return HTTPStubResponse(
             statusCode: code, contentType: contentType ?? HTTPContentType(fileExtension: url.pathExtension),
             body: data)

@@ -55,24 +55,24 @@ struct ContractCompiler {
         }
     }
 
+    /// A parameter's or an apiKey scheme's `name` and `in`, when it has both and `in` names a place.
+    private func nameAndPlace(_ node: DocumentNode) -> (name: String, place: ContractOperation.Parameter.Place)? {
+        guard let name = node["name"]?.text, let text = node["in"]?.text,
+            let place = ContractOperation.Parameter.Place(rawValue: text)
+        else { return nil }
+        return (name, place)
+    }
+
     private func parameters(_ node: DocumentNode?) throws(OpenAPIContractError) -> [ContractOperation.Parameter] {
         guard let node else { return [] }
         var found: [ContractOperation.Parameter] = []
         for item in node.items {
             let parameter = try documents.dereference(item)
-            guard let name = parameter["name"]?.text, let placeText = parameter["in"]?.text,
-                let place = ContractOperation.Parameter.Place(rawValue: placeText)
-            else {
+            guard let (name, place) = nameAndPlace(parameter) else {
                 throw OpenAPIContractError(
                     "\(documents.location(of: parameter)): a parameter needs a name and \"in\" (path, query, header "
                         + "or cookie).")
             }
-            let defaultStyle =
-                switch place {
-                case .path, .header: "simple"
-                case .query, .cookie: "form"
-                }
-            let style = parameter["style"]?.text ?? defaultStyle
             var schema: Int?
             var isJSON = false
             var example = parameter["example"]?.value
@@ -91,8 +91,7 @@ struct ContractCompiler {
             found.append(
                 ContractOperation.Parameter(
                     name: name, place: place, isRequired: place == .path || parameter["required"]?.bool == true,
-                    style: style, explode: parameter["explode"]?.bool ?? (style == "form"),
-                    allowReserved: parameter["allowReserved"]?.bool ?? false, schema: schema, isJSON: isJSON,
+                    serialization: .init(of: parameter, in: place), schema: schema, isJSON: isJSON,
                     location: documents.location(of: parameter), example: example))
         }
         return found
@@ -154,9 +153,7 @@ struct ContractCompiler {
             let kind: ContractOperation.SecurityScheme.Kind
             switch scheme["type"]?.text {
             case "apiKey":
-                guard let keyName = scheme["name"]?.text, let place = scheme["in"]?.text,
-                    let parameterPlace = ContractOperation.Parameter.Place(rawValue: place)
-                else {
+                guard let (keyName, parameterPlace) = nameAndPlace(scheme) else {
                     throw OpenAPIContractError(
                         "\(documents.location(of: scheme)): apiKey scheme \"\(name)\" needs name and in (header, "
                             + "query or cookie).")

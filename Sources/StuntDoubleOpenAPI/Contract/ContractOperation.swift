@@ -7,12 +7,31 @@ struct ContractOperation: Sendable {
             case path, query, header, cookie
         }
 
+        /// How the value is written into its place: OpenAPI's `style`, `explode` and `allowReserved`.
+        struct Serialization: Sendable {
+            /// `simple`, `label`, `matrix`, `form`, `spaceDelimited`, `pipeDelimited` or `deepObject`.
+            let style: String
+            let explode: Bool
+            let allowReserved: Bool
+
+            /// A parameter's serialization as written, or the defaults of its place: `simple` in a path or a
+            /// header, `form` in a query or a cookie; `form` explodes unless it says otherwise.
+            init(of parameter: DocumentNode, in place: Place) {
+                let defaultStyle =
+                    switch place {
+                    case .path, .header: "simple"
+                    case .query, .cookie: "form"
+                    }
+                style = parameter["style"]?.text ?? defaultStyle
+                explode = parameter["explode"]?.bool ?? (style == "form")
+                allowReserved = parameter["allowReserved"]?.bool ?? false
+            }
+        }
+
         let name: String
         let place: Place
         let isRequired: Bool
-        let style: String
-        let explode: Bool
-        let allowReserved: Bool
+        let serialization: Serialization
         /// The schema, or the schema of its `content` (a parameter sent as JSON text) when `isJSON`.
         let schema: Int?
         let isJSON: Bool

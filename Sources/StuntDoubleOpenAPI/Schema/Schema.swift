@@ -15,25 +15,19 @@ struct SchemaTypes: OptionSet, Sendable, Hashable {
 
     init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// The types by their names in a schema, in the order a message lists them.
+    private static let named: [(SchemaTypes, String)] = [
+        (.object, "object"), (.array, "array"), (.string, "string"), (.number, "number"),
+        (.integer, "integer"), (.boolean, "boolean"), (.null, "null"),
+    ]
+
     init?(name: String) {
-        switch name {
-        case "null": self = .null
-        case "boolean": self = .boolean
-        case "integer": self = .integer
-        case "number": self = .number
-        case "string": self = .string
-        case "array": self = .array
-        case "object": self = .object
-        default: return nil
-        }
+        guard let type = Self.named.first(where: { $0.1 == name }) else { return nil }
+        self = type.0
     }
 
     var names: [String] {
-        let all: [(SchemaTypes, String)] = [
-            (.object, "object"), (.array, "array"), (.string, "string"), (.number, "number"),
-            (.integer, "integer"), (.boolean, "boolean"), (.null, "null"),
-        ]
-        return all.filter { contains($0.0) }.map(\.1)
+        Self.named.filter { contains($0.0) }.map(\.1)
     }
 
     func admits(_ value: SchemaValue) -> Bool {

@@ -23,19 +23,19 @@ struct ParameterDecoder {
     func pathValue(_ raw: Substring, _ parameter: ContractOperation.Parameter) -> SchemaValue {
         var text = raw
         var separator: Character = ","
-        switch parameter.style {
+        switch parameter.serialization.style {
         case "label":
             if text.hasPrefix(".") { text = text.dropFirst() }
-            if parameter.explode { separator = "." }
+            if parameter.serialization.explode { separator = "." }
         case "matrix":
             let prefix = ";\(parameter.name)="
-            if parameter.explode, shape(of: parameter.schema) == .array {
+            if parameter.serialization.explode, shape(of: parameter.schema) == .array {
                 let values = text.components(separatedBy: ";").filter { !$0.isEmpty }.map {
                     $0.hasPrefix(parameter.name + "=") ? String($0.dropFirst(parameter.name.count + 1)) : $0
                 }
                 return array(values.map { PercentEncoding.decode($0[...]) }, parameter.schema)
             }
-            if parameter.explode, shape(of: parameter.schema) == .object {
+            if parameter.serialization.explode, shape(of: parameter.schema) == .object {
                 text = text.hasPrefix(";") ? text.dropFirst() : text
                 separator = ";"
             } else if text.hasPrefix(prefix) {
@@ -51,7 +51,7 @@ struct ParameterDecoder {
         switch shape(of: parameter.schema) {
         case .primitive: return scalar(PercentEncoding.decode(text), parameter.schema)
         case .array: return array(pieces, parameter.schema)
-        case .object: return object(pieces, exploded: parameter.explode, parameter.schema)
+        case .object: return object(pieces, exploded: parameter.serialization.explode, parameter.schema)
         }
     }
 
@@ -66,7 +66,7 @@ struct ParameterDecoder {
         _ pairs: [(name: String, value: String)], _ parameter: ContractOperation.Parameter, others: Set<String> = []
     ) -> SchemaValue? {
         let shape = shape(of: parameter.schema)
-        if parameter.style == "deepObject" {
+        if parameter.serialization.style == "deepObject" {
             let prefix = parameter.name + "["
             let members = pairs.filter { $0.name.hasPrefix(prefix) && $0.name.hasSuffix("]") }
             guard !members.isEmpty else { return nil }
@@ -76,7 +76,9 @@ struct ParameterDecoder {
                     return (key, scalar(pair.value, parameter.schema.flatMap { table.propertySchema(key, of: $0) }))
                 })
         }
-        if shape == .object, parameter.explode, parameter.style == "form", let schema = parameter.schema {
+        if shape == .object, parameter.serialization.explode, parameter.serialization.style == "form",
+            let schema = parameter.schema
+        {
             // Each property is a parameter of its own: `?role=admin&firstName=Alex`.
             // Members: the schema's properties, or any other pair when it takes more (additionalProperties).
             let target = table[schema].reference ?? schema
@@ -103,9 +105,9 @@ struct ParameterDecoder {
             return scalar(values[0], parameter.schema)
         case .array:
             // Exploded, every style repeats the name (`id=3&id=4`).
-            if parameter.explode { return array(values, parameter.schema) }
+            if parameter.serialization.explode { return array(values, parameter.schema) }
             let separator: Character =
-                switch parameter.style {
+                switch parameter.serialization.style {
                 case "spaceDelimited": " "
                 case "pipeDelimited": "|"
                 default: ","

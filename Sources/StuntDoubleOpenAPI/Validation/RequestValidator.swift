@@ -204,67 +204,15 @@ extension OpenAPIContract {
             )
         }
         guard let schema = media.schema else { return (422, []) }
-        let value: SchemaValue
         let mediaName = MediaTypes.essence(contentType.isEmpty ? media.name : contentType)
-        if MediaTypes.isJSON(mediaName) {
-            do {
-                value = try SchemaValue.parse(body)
-            } catch {
-                let lines = LineTable(Array(body))
-                return (
-                    400,
-                    [
-                        OpenAPIViolation(
-                            rule: "json", location: "body",
-                            message: "not JSON: \(error.reason) at \(lines.position(of: error.offset))",
-                            documentLocation: media.location)
-                    ]
-                )
-            }
-        } else if mediaName == "application/x-www-form-urlencoded" {
-            let text = String(decoding: body, as: UTF8.self)
-            let decoder = ParameterDecoder(table: schemas)
-            value = decoder.formObject(PercentEncoding.queryPairs(text[...]), schema: schema)
-        } else if mediaName.hasPrefix("text/") {
-            value = .string(String(decoding: body, as: UTF8.self))
-        } else {
-            // multipart, binary and other types: the content type was checked; the bytes are not read.
-            return (422, [])
+        let value: SchemaValue
+        switch MediaTypes.decode(body, as: mediaName, media, table: schemas) {
+        case .value(let decoded): value = decoded
+        case .notJSON(let violation): return (400, [violation])
+        // multipart, binary and other types: the content type was checked; the bytes are not read.
+        case .unread: return (422, [])
         }
         let validator = SchemaValidator(table: schemas, direction: .request)
         return (422, validator.validate(value, against: schema, at: "body"))
-    }
-}
-
-/// Media type names: matching a `Content-Type` or an `Accept` to the ones a document lists.
-enum MediaTypes {
-    /// `application/json; charset=utf-8` -> `application/json`.
-    static func essence(_ text: String) -> String {
-        // By bytes: Foundation's trimming cost more than the rest of a small body's check.
-        let bytes = text.utf8
-        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-        var part = bytes[..<end]
-        while let first = part.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            part = part.dropFirst()
-        }
-        while let last = part.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { part = part.dropLast() }
-        let name = String(Substring(part))
-        return name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-            ? name.lowercased() : name
-    }
-
-    static func isJSON(_ name: String) -> Bool {
-        name == "application/json" || name.hasSuffix("+json") || name == "*/*" || name == "application/*"
-    }
-
-    /// The document's media type for a request's `Content-Type`: exact, then `type/*`, then `*/*`.
-    static func best(for contentType: String, among contents: [ContractOperation.MediaType])
-        -> ContractOperation.MediaType?
-    {
-        let name = essence(contentType)
-        if name.isEmpty { return contents.count == 1 && contents[0].name == "*/*" ? contents[0] : nil }
-        if let exact = contents.first(where: { essence($0.name) == name }) { return exact }
-        let type = name.split(separator: "/").first.map(String.init) ?? ""
-        return contents.first { $0.name == "\(type)/*" } ?? contents.first { $0.name == "*/*" }
     }
 }

@@ -83,23 +83,10 @@ extension OpenAPIContract {
         }
         guard let media, let schema = media.schema else { return violations }
         let name = MediaTypes.essence(contentType)
-        let value: SchemaValue
-        if MediaTypes.isJSON(name) {
-            do {
-                value = try SchemaValue.parse(body)
-            } catch {
-                violations.append(
-                    OpenAPIViolation(
-                        rule: "json", location: "body",
-                        message: "not JSON: \(error.reason) at \(LineTable(Array(body)).position(of: error.offset))",
-                        documentLocation: media.location))
-                return violations
-            }
-        } else if name.hasPrefix("text/") {
-            value = .string(String(decoding: body, as: UTF8.self))
-        } else {
-            return violations
+        switch MediaTypes.decode(body, as: name, media, table: schemas) {
+        case .value(let value): return violations + validator.validate(value, against: schema, at: "body")
+        case .notJSON(let violation): return violations + [violation]
+        case .unread: return violations
         }
-        return violations + validator.validate(value, against: schema, at: "body")
     }
 }

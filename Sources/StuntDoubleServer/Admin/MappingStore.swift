@@ -9,14 +9,20 @@ import StuntDoubleWireMock
 final class MappingStore: Sendable {
     /// One mapping.
     struct Entry: Sendable {
-        let id: UUID
-        /// The mapping as WireMock's admin API shows it: as written, with its `id` and `uuid`.
-        var json: JSONNode
         let stub: HTTPStubRequest
         var spec: MappingSpec
         var origin: Origin
         /// Whether the mapping changed since it was read from (or saved to) its file.
         var isUnsaved: Bool
+
+        /// The mapping's id: its spec's, so that a replaced spec leaves nothing stale behind.
+        var id: UUID { spec.id }
+
+        /// The mapping as WireMock's admin API shows it: as written, with its `id` and `uuid`.
+        var json: JSONNode {
+            let id = JSONNode.string(spec.id.uuidString.lowercased())
+            return spec.json.setting("uuid", to: id).setting("id", to: id)
+        }
     }
 
     /// Where a mapping came from.
@@ -112,14 +118,7 @@ final class MappingStore: Sendable {
     private func add(_ spec: MappingSpec, origin: Origin, unsaved: Bool) -> Entry {
         let stub = spec.makeStub { self.stubber.scenario(named: $0) }
         stubber.add(stub: stub)
-        return Entry(
-            id: spec.id, json: Self.json(of: spec), stub: stub, spec: spec, origin: origin, isUnsaved: unsaved)
-    }
-
-    /// The mapping's JSON with its id, as the admin API shows it.
-    private static func json(of spec: MappingSpec) -> JSONNode {
-        let id = JSONNode.string(spec.id.uuidString.lowercased())
-        return spec.json.setting("uuid", to: id).setting("id", to: id)
+        return Entry(stub: stub, spec: spec, origin: origin, isUnsaved: unsaved)
     }
 
     // MARK: - Reading
@@ -198,7 +197,6 @@ final class MappingStore: Sendable {
             var entry = state.entries[index]
             entry.stub.adopt(spec.makeStub { self.stubber.scenario(named: $0) })
             entry.spec = spec
-            entry.json = Self.json(of: spec)
             entry.isUnsaved = true
             state.entries[index] = entry
             return .success(entry)
@@ -329,7 +327,7 @@ final class MappingStore: Sendable {
     /// The mappings whose metadata satisfies a pattern (`find-by-metadata`, `remove-by-metadata`).
     func entries(whereMetadata pattern: StubValuePattern) -> [Entry] {
         entries.filter { entry in
-            pattern.matches(entry.json["metadata"].map { $0.rendered() })
+            pattern.matches(entry.spec.json["metadata"].map { $0.rendered() })
         }
     }
 

@@ -335,17 +335,11 @@ final class DateFormats: Sendable {
         if unit.hasSuffix("s") { unit.removeLast() }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let component: Calendar.Component
-        switch unit {
-        case "second": component = .second
-        case "minute": component = .minute
-        case "hour": component = .hour
-        case "day": component = .day
-        case "week": component = .weekOfYear
-        case "month": component = .month
-        case "year": component = .year
-        default: return nil
-        }
+        let units: [String: Calendar.Component] = [
+            "second": .second, "minute": .minute, "hour": .hour, "day": .day, "week": .weekOfYear, "month": .month,
+            "year": .year,
+        ]
+        guard let component = units[unit] else { return nil }
         return calendar.date(byAdding: component, value: amount, to: date)
     }
 }

@@ -218,23 +218,23 @@ struct TemplateRenderer {
 
     /// HTML escaping, as Java Handlebars escapes `{{...}}` (WireMock's default): `&<>"'` and `` ` `` and `=`.
     static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { Self.escapedBytes.contains($0) }) else { return text }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#x27;"
-            case "`": escaped += "&#x60;"
-            case "=": escaped += "&#x3D;"
-            default: escaped.unicodeScalars.append(character)
+        let bytes = text.utf8
+        guard bytes.contains(where: { Self.entities[$0] != nil }) else { return text }
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(bytes.count + 16)
+        for byte in bytes {
+            if let entity = Self.entities[byte] {
+                escaped += entity.utf8
+            } else {
+                escaped.append(byte)
             }
         }
-        return escaped
+        return String(decoding: escaped, as: UTF8.self)
     }
 
-    private static let escapedBytes: Set<UInt8> = Set("&<>\"'`=".utf8)
+    /// Java Handlebars' entities, by the ASCII byte each replaces (no byte of a multi-byte character is one).
+    private static let entities: [UInt8: String] = [
+        UInt8(ascii: "&"): "&amp;", UInt8(ascii: "<"): "&lt;", UInt8(ascii: ">"): "&gt;", UInt8(ascii: "\""): "&quot;",
+        UInt8(ascii: "'"): "&#x27;", UInt8(ascii: "`"): "&#x60;", UInt8(ascii: "="): "&#x3D;",
+    ]
 }

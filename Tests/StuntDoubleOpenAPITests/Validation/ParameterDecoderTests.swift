@@ -121,4 +121,27 @@ import Testing
         let decoder = ParameterDecoder(table: contract.schemas)
         #expect(decoder.scalar(text, parameter.schema).jsonText == expected)
     }
+
+    @Test(arguments: [
+        // OpenAPI's defaults: simple in a path or a header, form in a query or a cookie; form explodes.
+        ("path", "", "simple", false), ("header", "", "simple", false), ("query", "", "form", true),
+        ("cookie", "", "form", true), ("query", #""explode": false,"#, "form", false),
+        ("path", #""style": "label", "explode": true,"#, "label", true),
+        ("query", #""style": "pipeDelimited","#, "pipeDelimited", false),
+    ])
+    func aParameterWithoutAStyleHasItsPlacesDefault(place: String, written: String, style: String, explode: Bool)
+        throws
+    {
+        let path = place == "path" ? "/t/{p}" : "/t"
+        let document = #"""
+            {"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
+             "paths": {"\#(path)": {"get": {"parameters": [{"name": "p", "in": "\#(place)", "required": true,
+                                                       \#(written) "schema": {"type": "string"}}],
+                                        "responses": {"204": {"description": "ok"}}}}}}
+            """#
+        let contract = try OpenAPIContract(text: document)
+        let parameter = try #require(contract.operations.first?.parameters.first)
+        #expect(parameter.serialization.style == style)
+        #expect(parameter.serialization.explode == explode)
+    }
 }

@@ -145,32 +145,24 @@ extension URITemplate {
     }
 
     /// The operators of RFC 6570, with the expansion table of its appendix A.
-    enum Operator: Hashable, Sendable {
-        case simple, reserved, fragment, label, pathSegment, pathParameter, query, queryContinuation
+    enum Operator: String, Hashable, Sendable {
+        case simple = ""
+        case reserved = "+"
+        case fragment = "#"
+        case label = "."
+        case pathSegment = "/"
+        case pathParameter = ";"
+        case query = "?"
+        case queryContinuation = "&"
 
+        /// The operator a character opens an expression with (`{+var}`), or `nil` for none.
         init?(_ character: Character) {
-            switch character {
-            case "+": self = .reserved
-            case "#": self = .fragment
-            case ".": self = .label
-            case "/": self = .pathSegment
-            case ";": self = .pathParameter
-            case "?": self = .query
-            case "&": self = .queryContinuation
-            default: return nil
-            }
+            self.init(rawValue: String(character))
         }
 
+        /// What the expansion starts with: the operator itself, except for `+`.
         var first: String {
-            switch self {
-            case .simple, .reserved: ""
-            case .fragment: "#"
-            case .label: "."
-            case .pathSegment: "/"
-            case .pathParameter: ";"
-            case .query: "?"
-            case .queryContinuation: "&"
-            }
+            self == .reserved ? "" : rawValue
         }
 
         var separator: String {

@@ -52,11 +52,7 @@ struct XMLTreeBuilder {
     }
 
     func tree() -> XMLTree {
-        var ends = ends
-        ends[0] = Int32(kinds.count)
-        return XMLTree(
-            kinds: kinds, nameIDs: nameIDs, values: values, parents: parents, ends: ends,
-            previousSiblings: previousSiblings, names: names)
+        XMLTree(built: self)
     }
 
     // MARK: Bytes

@@ -133,13 +133,19 @@ private struct XMLWriter {
         }
     }
 
-    /// `ToStream.startElement` and the attributes `DOM2TO` adds after it: namespace declarations first.
-    mutating func startElement(_ node: Int) {
+    /// What every child that is not text does first: counts itself, writes the text before it (when pretty)
+    /// and closes its parent's start tag.
+    mutating func beginChild() {
         if pretty {
             childCount += 1
             flushText(isText: false)
         }
         closeStartTag()
+    }
+
+    /// `ToStream.startElement` and the attributes `DOM2TO` adds after it: namespace declarations first.
+    mutating func startElement(_ node: Int) {
+        beginChild()
         if indents && startsNewLine { indent(depth) }
         startsNewLine = true
         output.append(UInt8(ascii: "<"))
@@ -262,11 +268,7 @@ private struct XMLWriter {
 
     /// `ToStream.comment`: `--` written `- -`, on a line of its own inside an element.
     mutating func comment(_ text: String) {
-        if pretty {
-            childCount += 1
-            flushText(isText: false)
-        }
-        closeStartTag()
+        beginChild()
         if indents { indent(depth) }
         append("<!--")
         var previousWasDash = false
@@ -282,11 +284,7 @@ private struct XMLWriter {
 
     /// `ToXMLStream.processingInstruction`, on a line of its own inside an element.
     mutating func processingInstruction(_ target: String, _ data: String) {
-        if pretty {
-            childCount += 1
-            flushText(isText: false)
-        }
-        closeStartTag()
+        beginChild()
         if indents { indent(depth) }
         append("<?")
         append(target)

@@ -86,17 +86,18 @@ struct XMLTree: Sendable {
         self = try result.get()
     }
 
-    /// A tree from its arrays (see the properties), its name tables derived from `names`.
-    init(
-        kinds: [XMLNodeKind], nameIDs: [Int32], values: [String], parents: [Int32], ends: [Int32],
-        previousSiblings: [Int32], names: [String]
-    ) {
+    /// The tree a parse built, its document node closed and its name tables derived from the names it read.
+    init(built builder: XMLTreeBuilder) {
+        let kinds = builder.kinds
         self.kinds = kinds
-        self.nameIDs = nameIDs
-        self.values = values
-        self.parents = parents
+        nameIDs = builder.nameIDs
+        values = builder.values
+        parents = builder.parents
+        var ends = builder.ends
+        ends[0] = Int32(kinds.count)
         self.ends = ends
-        self.previousSiblings = previousSiblings
+        previousSiblings = builder.previousSiblings
+        let names = builder.names
         self.names = names
         var localNames: [String] = []
         var localNameTable: [String: Int32] = [:]
