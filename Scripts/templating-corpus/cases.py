@@ -268,7 +268,16 @@ ORDER = ('{"id": 7, "name": "Dana", "tags": ["a", "b"], "address": {"city": "Osl
 for expression in ["$.id", "$.name", "$.tags", "$.tags[0]", "$.tags[-1:]", "$.address", "$.address.city",
                    "$.address.zip", "$.items", "$.items[0]", "$.items[*].sku", "$.items[?(@.qty > 1)].sku",
                    "$..sku", "$..zip", "$..city", "$.active", "$.ratio", "$.items.length()", "$.missing",
-                   "$.items[1].price", "$"]:
+                   "$.items[1].price", "$",
+                   # The rest of the syntax stub files use: bracket names, index lists, slices, wildcards on an
+                   # object, several names, filters (regex, the root, and/or/not, existence) and size().
+                   "$['address']['city']", "$.['name']", "$.items[-1].sku", "$.items[0,1].qty", "$.items[:1].sku",
+                   "$.address.*", "$['address']['city','zip']", "$.items[?(@.sku =~ /X.*/i)].qty",
+                   "$.items[?(@.sku =~ /X.*/)].qty", "$.items[?(@.price > $.ratio)].sku",
+                   "$.items[?(@.qty >= 1 && @.price < 5)].sku", "$.items[?(@.qty == 2 || @.price == 10)].sku",
+                   "$.items[?(!@.missing)].sku", "$.items[?(@.sku == 'y2')].price", "$.items[?(@.sku != 'y2')].qty",
+                   "$.tags.size()", "$.name.length()", "$.address.length()", "$..items[0].sku", "$.items[9]",
+                   "$.tags[5:]"]:
     case(f"jsonPath {expression}", "[{{jsonPath request.body '%s'}}]" % expression, method="POST", body=ORDER,
          headers=JSON_HEADERS)
 case("jsonPath default", "{{jsonPath request.body '$.missing' default='fallback'}}", method="POST", body=ORDER)

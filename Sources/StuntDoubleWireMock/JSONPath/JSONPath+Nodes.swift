@@ -32,7 +32,7 @@ extension JSONPath {
             switch value.kind {
             case .array(let items): return .value(.number(text: String(items.count)))
             case .object(let members): return .value(.number(text: String(members.count)))
-            case .string(let string): return .value(.number(text: String(string.count)))
+            // As Jayway: a string, a number, a boolean or null has no length (WireMock renders nothing).
             default: return .notFound
             }
         }

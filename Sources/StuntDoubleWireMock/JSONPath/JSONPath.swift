@@ -79,7 +79,7 @@ struct JSONPath: Sendable, CustomStringConvertible {
             switch value {
             case .array(let items): return .value(.number(JSONNumber(text: String(items.count))))
             case .object(let members): return .value(.number(JSONNumber(text: String(members.count))))
-            case .string(let string): return .value(.number(JSONNumber(text: String(string.count))))
+            // As Jayway: a string, a number, a boolean or null has no length (WireMock renders nothing).
             default: return .notFound
             }
         }
