@@ -38,12 +38,12 @@ struct JSONPath: Sendable, CustomStringConvertible {
     /// Whether the expression starts at the document (`$`) rather than at a filter's item (`@`).
     var isRooted: Bool { expression.utf8.first == UInt8(ascii: "$") }
 
-    /// What an expression selects in a document.
-    enum Result: Sendable {
+    /// What an expression selects in a document: values (for matchers) or JSON as written (for templates).
+    enum Selection<Document> {
         /// A definite path found this value.
-        case value(JSONValue)
+        case value(Document)
         /// An indefinite path selected these values (possibly none).
-        case list([JSONValue])
+        case list([Document])
         /// A definite path found nothing.
         case notFound
     }
@@ -64,59 +64,87 @@ struct JSONPath: Sendable, CustomStringConvertible {
 
     /// Evaluates the expression on a document.
     /// - Parameters:
-    ///   - document: What the path selects in.
+    ///   - document: What the path selects in: values, or JSON as written (a wildcard and a deep scan then walk
+    ///     members in their order, as Jayway does).
     ///   - root: The whole document, which `$` in a filter names (`document` itself, but for a filter's
     ///     `@` path).
+    ///   - null: What a deep scan for a name gives for each object without it (Jayway's
+    ///     `DEFAULT_PATH_LEAF_TO_NULL`, which WireMock's `jsonPath` helper uses), or `nil` for nothing.
     /// - Returns: What the expression selects.
-    func evaluate(_ document: JSONValue, root: JSONValue? = nil) -> Result {
-        let root = root ?? document
+    func evaluate<Document: JSONPathDocument>(
+        _ document: Document, root: JSONValue? = nil, leafToNull null: Document? = nil
+    ) -> Selection<Document> {
+        let walk = Walk(root: FilterRoot(document: document, given: root), null: null)
         var current = [document]
         for step in steps {
-            current = current.flatMap { Self.apply(step, to: $0, root: root) }
+            current = current.flatMap { walk.apply(step, to: $0) }
         }
         if endsWithLength {
-            guard let value = isDefinite ? current.first : .array(current) else { return .notFound }
-            switch value {
-            case .array(let items): return .value(.number(JSONNumber(text: String(items.count))))
-            case .object(let members): return .value(.number(JSONNumber(text: String(members.count))))
-            // As Jayway: a string, a number, a boolean or null has no length (WireMock renders nothing).
-            default: return .notFound
-            }
+            // An indefinite path counts what it selected; a definite one, its array's items or its object's
+            // members. As Jayway: a string, a number, a boolean or null has no length (WireMock renders nothing).
+            let count = isDefinite ? current.first.flatMap { $0.items?.count ?? $0.memberValues?.count } : current.count
+            guard let count else { return .notFound }
+            return .value(Document(count: count))
         }
         if isDefinite {
-            return current.first.map(Result.value) ?? .notFound
+            return current.first.map(Selection.value) ?? .notFound
         }
         return .list(current)
     }
 
-    private static func apply(_ step: Step, to value: JSONValue, root: JSONValue) -> [JSONValue] {
-        switch step {
-        case .child(let names):
-            guard case .object(let members) = value else { return [] }
-            return names.compactMap { members[$0] }
-        case .wildcard:
-            switch value {
-            case .array(let items): return items
-            case .object(let members): return members.keys.sorted().compactMap { members[$0] }
-            default: return []
+    /// The document as a value, for filters: made when a filter first needs it.
+    private final class FilterRoot<Document: JSONPathDocument> {
+        let document: Document
+        let given: JSONValue?
+        lazy var value: JSONValue = given ?? document.value
+
+        init(document: Document, given: JSONValue?) {
+            self.document = document
+            self.given = given
+        }
+    }
+
+    /// One evaluation's steps over one document.
+    private struct Walk<Document: JSONPathDocument> {
+        let root: FilterRoot<Document>
+        let null: Document?
+
+        func apply(_ step: Step, to document: Document) -> [Document] {
+            switch step {
+            case .child(let names):
+                return names.compactMap { document.member(named: $0) }
+            case .wildcard:
+                return document.items ?? document.memberValues ?? []
+            case .indexes(let indexes):
+                return pick(indexes, from: document.items ?? [])
+            case .slice(let start, let end):
+                return slice(document.items ?? [], from: start, to: end)
+            case .filter(let filter):
+                if let items = document.items {
+                    return items.filter { filter.accepts($0.value, root: root.value) }
+                }
+                // Jayway applies a filter on an object to the object itself.
+                guard document.memberValues != nil else { return [] }
+                return filter.accepts(document.value, root: root.value) ? [document] : []
+            case .deepScan(let inner):
+                var found: [Document] = []
+                deepScan(document, inner, into: &found)
+                return found
             }
-        case .indexes(let indexes):
-            guard case .array(let items) = value else { return [] }
-            return pick(indexes, from: items)
-        case .slice(let start, let end):
-            guard case .array(let items) = value else { return [] }
-            return slice(items, from: start, to: end)
-        case .filter(let filter):
-            switch value {
-            case .array(let items): return items.filter { filter.accepts($0, root: root) }
-            // Jayway applies a filter on an object to the object itself.
-            case .object: return filter.accepts(value, root: root) ? [value] : []
-            default: return []
+        }
+
+        private func deepScan(_ document: Document, _ step: Step, into found: inout [Document]) {
+            let selected = apply(step, to: document)
+            if selected.isEmpty, let null, document.memberValues != nil, case .child(let names) = step,
+                names.count == 1
+            {
+                found.append(null)
+            } else {
+                found += selected
             }
-        case .deepScan(let inner):
-            var found: [JSONValue] = []
-            deepScan(value, inner, root: root, into: &found)
-            return found
+            for child in document.items ?? document.memberValues ?? [] {
+                deepScan(child, step, into: &found)
+            }
         }
     }
 
@@ -137,20 +165,6 @@ struct JSONPath: Sendable, CustomStringConvertible {
         let lower = resolve(start, 0)
         let upper = resolve(end, items.count)
         return lower < upper ? Array(items[lower..<upper]) : []
-    }
-
-    private static func deepScan(_ value: JSONValue, _ step: Step, root: JSONValue, into found: inout [JSONValue]) {
-        found += apply(step, to: value, root: root)
-        switch value {
-        case .array(let items):
-            for item in items { deepScan(item, step, root: root, into: &found) }
-        case .object(let members):
-            for key in members.keys.sorted() {
-                if let member = members[key] { deepScan(member, step, root: root, into: &found) }
-            }
-        default:
-            break
-        }
     }
 }
 

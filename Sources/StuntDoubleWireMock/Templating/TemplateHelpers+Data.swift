@@ -138,7 +138,7 @@ extension TemplateHelpers {
             guard let path = jsonPaths.value(for: arguments[1].text, compile: { try? JSONPath($0) }) else {
                 return .error("\(arguments[1].text) is not a valid JSONPath expression")
             }
-            switch path.evaluate(node: document, leafToNull: true) {
+            switch path.evaluate(document, leafToNull: .null) {
             case .value(let value): return JSONData.wrap(value)
             case .list(let values): return .lazy(JSONData(node: .array(values)))
             case .notFound: return options["default"] ?? .string("")

@@ -89,7 +89,7 @@ import Testing
         let node = try JSONNode.parse(Array(Self.document.utf8))
         let path = try JSONPath(item.path)
         let expected = try item.expected.map { try JSONValue.parse(Data($0.utf8)) }
-        switch path.evaluate(node: node, leafToNull: false) {
+        switch path.evaluate(node) {
         case .value(let value):
             #expect(!item.isList)
             #expect(JSONValue(value) == expected)
