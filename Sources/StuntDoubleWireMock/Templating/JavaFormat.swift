@@ -9,6 +9,9 @@ enum JavaFormat {
         let message: String
     }
 
+    /// The largest width or precision written: a million characters, as the `pad` and `range` helpers allow.
+    static let maximumSize = 1 << 20
+
     private struct Specifier {
         var index: Int?
         var flags: Set<Character> = []
@@ -26,6 +29,13 @@ enum JavaFormat {
             characters = characters[characters.index(after: percent)...]
             guard let specifier = parse(&characters) else {
                 return .failure(Failure(message: "\"\(format)\" has a % that is not a format specifier"))
+            }
+            if let size = [specifier.width, specifier.precision].compactMap({ $0 }).max(), size > maximumSize {
+                // Java would try to write it (a gigabyte for `%.1111111111f`); a response must not hang on it.
+                return .failure(
+                    Failure(
+                        message: "\"\(format)\" asks for \(size) characters (width or precision); at most "
+                            + "\(maximumSize) can be written"))
             }
             switch specifier.conversion {
             case "%":
@@ -82,7 +92,8 @@ enum JavaFormat {
             specifier.flags.insert("0")
             digits.removeFirst()
         }
-        specifier.width = Int(digits)
+        // Digits past Int's range are a size past any limit, not no width.
+        specifier.width = digits.isEmpty ? nil : Int(digits) ?? .max
         if characters.first == "." {
             characters.removeFirst()
             var precision = ""
@@ -90,8 +101,8 @@ enum JavaFormat {
                 precision.append(character)
                 characters.removeFirst()
             }
-            guard let value = Int(precision) else { return nil }
-            specifier.precision = value
+            guard !precision.isEmpty else { return nil }
+            specifier.precision = Int(precision) ?? .max
         }
         guard let conversion = characters.first, "sSdxXofeEgGbBcChH%n".contains(conversion) else { return nil }
         characters.removeFirst()
