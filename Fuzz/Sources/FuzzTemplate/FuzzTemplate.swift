@@ -36,7 +36,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let first = template.render(for: incoming, environment: TemplateEnvironment(now: { clock }, seed: 9))
     let second = template.render(for: incoming, environment: TemplateEnvironment(now: { clock }, seed: 9))
     require(first == second, "the same seed and clock render differently")
-    if !text.contains("{{") {
+    // By bytes, as the template's scanner reads: `{` then a combining mark is one Character, so `contains("{{")`
+    // misses a tag that opens before a mark (found by this fuzzer, in its own property).
+    let bytes = Array(text.utf8)
+    if !zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: "{") && $1 == UInt8(ascii: "{") }) {
         require(first == text, "a text without tags is not itself")
     }
     return 0
