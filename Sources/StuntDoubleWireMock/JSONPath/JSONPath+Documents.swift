@@ -8,6 +8,8 @@ protocol JSONPathDocument {
     func member(named name: String) -> Self?
     /// An object's members' values, in the order a wildcard and a deep scan walk them; `nil` for others.
     var memberValues: [Self]? { get }
+    /// An object's number of members; `nil` for others (so: whether it is an object), without listing them.
+    var memberCount: Int? { get }
     /// An array's items; `nil` for others.
     var items: [Self]? { get }
     /// The document as a value, for filters to compare.
@@ -26,6 +28,11 @@ extension JSONValue: JSONPathDocument {
     var memberValues: [JSONValue]? {
         guard case .object(let members) = self else { return nil }
         return members.keys.sorted().compactMap { members[$0] }
+    }
+
+    var memberCount: Int? {
+        guard case .object(let members) = self else { return nil }
+        return members.count
     }
 
     var items: [JSONValue]? {
@@ -48,6 +55,8 @@ extension JSONNode: JSONPathDocument {
     var memberValues: [JSONNode]? {
         members?.map(\.value)
     }
+
+    var memberCount: Int? { members?.count }
 
     var value: JSONValue { JSONValue(self) }
 

@@ -20,7 +20,7 @@ indirect enum FilterExpression: Sendable {
             case .literal(let value):
                 return value
             case .path(let path):
-                switch path.isRooted ? path.evaluate(root) : path.evaluate(item, root: root) {
+                switch path.evaluate(path.isRooted ? root : item, root: root) {
                 case .value(let value): return value
                 case .list(let values): return values.count == 1 ? values[0] : .array(values)
                 case .notFound: return nil
@@ -33,7 +33,7 @@ indirect enum FilterExpression: Sendable {
     func accepts(_ item: JSONValue, root: JSONValue) -> Bool {
         switch self {
         case .exists(let path):
-            switch path.isRooted ? path.evaluate(root) : path.evaluate(item, root: root) {
+            switch path.evaluate(path.isRooted ? root : item, root: root) {
             case .value: return true
             case .list(let values): return !values.isEmpty
             case .notFound: return false

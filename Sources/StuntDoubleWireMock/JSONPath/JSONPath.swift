@@ -74,7 +74,8 @@ struct JSONPath: Sendable, CustomStringConvertible {
     func evaluate<Document: JSONPathDocument>(
         _ document: Document, root: JSONValue? = nil, leafToNull null: Document? = nil
     ) -> Selection<Document> {
-        let walk = Walk(root: FilterRoot(document: document, given: root), null: null)
+        // Inside a filter the root is given (one per item and operand): no object is made for it then.
+        let walk = Walk(root: root.map(FilterRoot.given) ?? .lazy(LazyValue(document)), null: null)
         var current = [document]
         for step in steps {
             current = current.flatMap { walk.apply(step, to: $0) }
@@ -82,7 +83,7 @@ struct JSONPath: Sendable, CustomStringConvertible {
         if endsWithLength {
             // An indefinite path counts what it selected; a definite one, its array's items or its object's
             // members. As Jayway: a string, a number, a boolean or null has no length (WireMock renders nothing).
-            let count = isDefinite ? current.first.flatMap { $0.items?.count ?? $0.memberValues?.count } : current.count
+            let count = isDefinite ? current.first.flatMap { $0.items?.count ?? $0.memberCount } : current.count
             guard let count else { return .notFound }
             return .value(Document(count: count))
         }
@@ -92,15 +93,26 @@ struct JSONPath: Sendable, CustomStringConvertible {
         return .list(current)
     }
 
-    /// The document as a value, for filters: made when a filter first needs it.
-    private final class FilterRoot<Document: JSONPathDocument> {
-        let document: Document
-        let given: JSONValue?
-        lazy var value: JSONValue = given ?? document.value
+    /// The whole document as a value, which `$` in a filter names.
+    private enum FilterRoot<Document: JSONPathDocument> {
+        case given(JSONValue)
+        /// Made when a filter first needs it (a template's document is JSON as written).
+        case lazy(LazyValue<Document>)
 
-        init(document: Document, given: JSONValue?) {
+        var value: JSONValue {
+            switch self {
+            case .given(let value): value
+            case .lazy(let lazy): lazy.value
+            }
+        }
+    }
+
+    private final class LazyValue<Document: JSONPathDocument> {
+        let document: Document
+        lazy var value: JSONValue = document.value
+
+        init(_ document: Document) {
             self.document = document
-            self.given = given
         }
     }
 
@@ -124,7 +136,7 @@ struct JSONPath: Sendable, CustomStringConvertible {
                     return items.filter { filter.accepts($0.value, root: root.value) }
                 }
                 // Jayway applies a filter on an object to the object itself.
-                guard document.memberValues != nil else { return [] }
+                guard document.memberCount != nil else { return [] }
                 return filter.accepts(document.value, root: root.value) ? [document] : []
             case .deepScan(let inner):
                 var found: [Document] = []
@@ -135,7 +147,7 @@ struct JSONPath: Sendable, CustomStringConvertible {
 
         private func deepScan(_ document: Document, _ step: Step, into found: inout [Document]) {
             let selected = apply(step, to: document)
-            if selected.isEmpty, let null, document.memberValues != nil, case .child(let names) = step,
+            if selected.isEmpty, let null, document.memberCount != nil, case .child(let names) = step,
                 names.count == 1
             {
                 found.append(null)
