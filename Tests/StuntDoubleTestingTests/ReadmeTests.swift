@@ -26,3 +26,32 @@ import FoundationNetworking
         HTTPStubber.current.expect(user, called: .once)
     }
 }
+
+/// The README's server-sent events example, as written (printing aside).
+@Suite struct ReadmeEventStreamTests {
+    @Test func aChatCompletionStreamArrivesEventByEvent() async throws {
+        let stubber = HTTPStubber()
+        var request = URLRequest(url: URL(string: "https://api.openai.example/v1/chat/completions")!)
+        request.httpMethod = "POST"
+
+        stubber.add(
+            stub: HTTPStubRequest()
+                .match(URL: "https://api.openai.example/v1/chat/completions")
+                .stub(
+                    for: .post,
+                    response: .eventStream([
+                        HTTPStubEvent(data: #"{"choices":[{"delta":{"content":"Hel"}}]}"#, delay: 0.05),
+                        HTTPStubEvent(data: #"{"choices":[{"delta":{"content":"lo"}}]}"#, delay: 0.05),
+                        HTTPStubEvent(data: "[DONE]", delay: 0.05),
+                    ])))
+
+        let (body, _) = try await HTTPStubSession(stubber: stubber).stream(for: request)
+        var parts: [String] = []
+        for try await part in body { parts.append(String(decoding: part, as: UTF8.self)) }  // one event every 50 ms
+        #expect(
+            parts == [
+                "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+                "data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\n", "data: [DONE]\n\n",
+            ])
+    }
+}

@@ -153,6 +153,8 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Whether the program still runs.
     public var isRunning: Bool { reap() == nil }
+    /// The program's process id.
+    public var processIdentifier: pid_t { pid }
 
     /// Sends a signal.
     public func signal(_ number: Int32) {

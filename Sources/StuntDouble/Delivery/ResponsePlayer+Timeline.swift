@@ -110,12 +110,16 @@ extension ResponsePlayer {
             perform(.receive(urlResponse, response.cachePolicy))
         case .chunk(let index):
             guard let plan = timeline.response, let body = plan.response?.body else { return }
-            if plan.chunks.count > 1 && context.receivesChunks {
+            if (plan.chunks.count > 1 || plan.continuation != nil) && context.receivesChunks {
                 perform(.load(body.subdata(in: plan.chunks[index].range)))
-            } else if index == plan.chunks.count - 1 {
+            } else if index == plan.chunks.count - 1, plan.continuation == nil {
                 perform(.load(body))
             }
         case .finish:
+            if let plan = timeline.response, plan.continuation != nil, !context.receivesChunks {
+                // A task that keeps only its last chunk (Linux) receives a stream's plays in one piece.
+                perform(.load(plan.deliveredBody))
+            }
             perform(.finish)
         case .fail(let error):
             perform(.fail(error))

@@ -209,7 +209,7 @@ final class ResponsePlayer: @unchecked Sendable {
             return failJournaled(
                 HTTPStubberError(code: .unmatchedRequest, message: report.description, report: report))
         case .stub(let plan)
-        where plan.completionDeadline == .zero && Redirect.target(of: plan) == nil && plan.proxy == nil
+        where plan.isImmediate && Redirect.target(of: plan) == nil && plan.proxy == nil
             && plan.response?.headers.contains(.setCookie) != true:
             guard let response = plan.response else {
                 return failJournaled(plan.error ?? URLError(.unknown))

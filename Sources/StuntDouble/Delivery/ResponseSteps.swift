@@ -46,10 +46,13 @@ package struct ResponseSteps: Sendable {
     private let timeout: Duration?
     /// When the last event taken happened (or, before any, the last one before the response).
     private(set) var lastEvent: Duration
+    /// How the chunks go on after the last (an event stream that repeats or stays open), or `nil`.
+    private let continuation: HTTPResponsePlan.Continuation?
     /// Whether every step is due at the start (no delay, no paced body, no offset, no timeout), as most are: no
     /// time needs working out, nor comparing with a clock.
     package let isImmediate: Bool
-    /// Which step `next` is: 0 the head, 1 to `chunks.count` the chunks, then the end.
+    /// Which step `next` is: 0 the head, 1 to `chunks.count` the chunks (of every play, for a stream that
+    /// repeats), then the end.
     private var index = 0
     /// The next step and its time, without taking it; `nil` once the last has been taken. Worked out when the
     /// step before is taken, so that looking at it costs nothing.
@@ -68,6 +71,7 @@ package struct ResponseSteps: Sendable {
         body: Bool = true
     ) {
         chunks = body ? plan.chunks : []
+        continuation = body && !plan.chunks.isEmpty ? plan.continuation : nil
         self.offset = offset
         fails = plan.fails
         self.timeout = timeout
@@ -81,6 +85,7 @@ package struct ResponseSteps: Sendable {
     /// timeout: the stub server's own answers (an admin call's, an unmatched request's report).
     package init(atOnce chunks: [HTTPResponsePlan.Chunk]) {
         self.chunks = chunks
+        continuation = nil
         offset = .zero
         headTime = .zero
         fails = false
@@ -106,11 +111,26 @@ package struct ResponseSteps: Sendable {
             next = Entry(.zero, index <= chunks.count ? .chunk(index - 1) : .finish)
         } else if index <= chunks.count {
             next = checked(offset + chunks[index - 1].deadline, .chunk(index - 1))
+        } else if let continuation {
+            next = nextOfStream(continuation)
         } else {
             // Not an event: the end comes with the last chunk (or the head).
             next = Entry(chunks.last.map { offset + $0.deadline } ?? headTime, .finish)
         }
         return taken
+    }
+
+    /// The step at `index` of a stream whose chunks play again: a chunk of a later play, or the end after the
+    /// last play (none for a stream that stays open, but the time-out, if there is one).
+    private func nextOfStream(_ continuation: HTTPResponsePlan.Continuation) -> Entry? {
+        let (play, position) = (index - 1).quotientAndRemainder(dividingBy: chunks.count)
+        if continuation.plays.map({ play < $0 }) ?? true {
+            return checked(offset + chunks[position].deadline + continuation.period * play, .chunk(position))
+        }
+        let end = offset + chunks[chunks.count - 1].deadline + continuation.period * (play - 1)
+        guard continuation.staysOpen else { return Entry(end, .finish) }
+        // Open until the client leaves: nothing is due, unless a timeout ends the wait.
+        return timeout.map { Entry(lastEvent + $0, .timeOut) }
     }
 
     /// An event at `time`, or the time-out that comes first.
@@ -121,9 +141,30 @@ package struct ResponseSteps: Sendable {
         return Entry(time, step)
     }
 
+    /// Whether every step has been taken of a response that stays open (an event stream's): it does not end
+    /// until the client leaves.
+    package var isHeldOpen: Bool {
+        next == nil && continuation?.staysOpen == true
+    }
+
+    /// Whether the response never ends on its own (an event stream that repeats forever or stays open).
+    package var isEndless: Bool {
+        continuation?.isEndless == true
+    }
+
     /// Whether the steps still to take end in a time-out.
     var timesOut: Bool {
         guard timeout != nil else { return false }
+        if let continuation, continuation.isEndless {
+            if continuation.staysOpen { return true }
+            // Forever: plays after the second repeat its gaps.
+            var rest = self
+            for _ in 0..<(2 * chunks.count + 2) {
+                guard let step = rest.removeNext() else { return false }
+                if step.step == .timeOut { return true }
+            }
+            return false
+        }
         var rest = self
         while let step = rest.removeNext() {
             if step.step == .timeOut { return true }

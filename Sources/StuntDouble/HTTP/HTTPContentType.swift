@@ -43,6 +43,8 @@ public struct HTTPContentType: RawRepresentable, Hashable, Sendable, Expressible
     public static let formURLEncoded: HTTPContentType = "application/x-www-form-urlencoded"
     /// `multipart/form-data`.
     public static let multipartFormData: HTTPContentType = "multipart/form-data"
+    /// `text/event-stream`: server-sent events (``HTTPStubEventStream``).
+    public static let eventStream: HTTPContentType = "text/event-stream"
     /// `application/octet-stream`.
     public static let octetStream: HTTPContentType = "application/octet-stream"
     /// `application/pdf`.

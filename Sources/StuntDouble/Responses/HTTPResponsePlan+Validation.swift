@@ -17,6 +17,9 @@ extension HTTPResponsePlan {
                 return "responseTime is .delayedBy(\(interval)); use \(seconds())"
             }
             total += interval
+        case .withSpeed where response.eventStream != nil, .dribbled where response.eventStream != nil:
+            return "responseTime is \(response.responseTime), but an event stream is paced by its events' delays; "
+                + "use .immediate or .delayedBy"
         case .withSpeed(let speed):
             let rate = speed.bytesPerSecond
             if !(rate.isFinite && rate > 0 && rate <= maximumBytesPerSecond) {
@@ -33,6 +36,9 @@ extension HTTPResponsePlan {
                 return "responseTime is .dribbled(..., over: \(duration)); use \(seconds())"
             }
             total += duration
+        }
+        if let stream = response.eventStream, response.failError == nil, let problem = stream.problem() {
+            return problem
         }
         if total > maximumSeconds {
             return "delivery would take \(total) seconds; keep delays and throttled bodies under one year"

@@ -169,9 +169,30 @@ public struct HTTPResponsePlan: Sendable {
         case data
     }
 
-    /// When delivery is complete: the last chunk's deadline, or the response deadline.
-    public var completionDeadline: Duration {
-        chunks.last?.deadline ?? responseDeadline
+    /// How the body's chunks go on after the last (an ``HTTPStubResponse/eventStream`` that repeats or stays
+    /// open), or `nil` for a body that ends with its last chunk.
+    public var continuation: Continuation? { parts.continuation }
+
+    /// How an event stream's chunks go on after the last: they play again, each a ``period`` after its time in
+    /// the play before, and the response may then stay open.
+    public struct Continuation: Hashable, Sendable {
+        /// How many times the chunks play in all, or `nil` for until the client leaves.
+        public let plays: Int?
+        /// How much later each chunk is due in a play than in the one before: the sum of the events' delays.
+        public let period: Duration
+        /// Whether the response stays open after the last play, until the client leaves.
+        public let staysOpen: Bool
+
+        /// Whether the response never ends on its own.
+        public var isEndless: Bool { plays == nil || staysOpen }
+    }
+
+    /// When delivery is complete: the last chunk's deadline (in the last play of a stream that repeats), or the
+    /// response deadline; `nil` for a stream that never ends on its own (``Continuation/isEndless``).
+    public var completionDeadline: Duration? {
+        guard let continuation else { return chunks.last?.deadline ?? responseDeadline }
+        guard !continuation.isEndless, let plays = continuation.plays else { return nil }
+        return (chunks.last?.deadline ?? responseDeadline) + continuation.period * (plays - 1)
     }
 
     /// Whether the plan fails instead of responding (without copying its response or error out).
@@ -193,6 +214,16 @@ public struct HTTPResponsePlan: Sendable {
     /// The body of a response (empty for a failure).
     public var body: Data {
         response?.body ?? Data()
+    }
+
+    /// Everything the body's chunks deliver, for a caller that receives the body in one piece at the end: the
+    /// body, once for each play of a stream that repeats (an endless stream has no end, and gives one play).
+    package var deliveredBody: Data {
+        guard let plays = continuation?.plays, plays > 1 else { return body }
+        let body = self.body
+        var whole = Data(capacity: body.count * plays)
+        for _ in 0..<plays { whole.append(body) }
+        return whole
     }
 }
 
@@ -233,6 +264,7 @@ extension HTTPResponsePlan {
         let absence: Absence?
         let fault: HTTPStubFault?
         let proxy: HTTPStubProxy?
+        let continuation: Continuation?
         /// Whether ``action`` fails: known without copying the action out.
         let fails: Bool
         /// Whether everything is due at once: no delay, no paced body.
@@ -243,16 +275,18 @@ extension HTTPResponsePlan {
 
         init(
             action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil,
-            proxy: HTTPStubProxy? = nil
+            proxy: HTTPStubProxy? = nil, continuation: Continuation? = nil
         ) {
             self.action = action
             fails = if case .fail = action { true } else { false }
             self.responseDeadline = responseDeadline
             self.chunks = chunks
-            isImmediate = responseDeadline == .zero && (chunks.last?.deadline ?? .zero) == .zero
+            isImmediate =
+                responseDeadline == .zero && (chunks.last?.deadline ?? .zero) == .zero && continuation == nil
             self.absence = absence
             self.fault = fault
             self.proxy = proxy
+            self.continuation = continuation
         }
 
         /// The parts of a valid response, or `nil` when the plan needs the stub or the request (an invalid
@@ -286,6 +320,10 @@ extension HTTPResponsePlan {
                     statusCode: .ok, headers: HTTPHeaders(), body: Data(), cachePolicy: .notAllowed, reasonPhrase: nil)
                 self.init(
                     action: .respond(empty), responseDeadline: .seconds(start), chunks: [], absence: nil, proxy: proxy)
+                return
+            }
+            if let stream = response.eventStream {
+                self.init(stream, of: response, start: start)
                 return
             }
             let body = response.absence == .data ? Data() : response.body ?? Data()
@@ -356,7 +394,7 @@ extension HTTPResponsePlan {
             stub: stub, request: request,
             prepared: Prepared(
                 action: .respond(kept), responseDeadline: responseDeadline, chunks: [], absence: absence, fault: fault,
-                proxy: proxy))
+                proxy: proxy, continuation: continuation))
         plan.isPerRequest = true
         return plan
     }
@@ -402,5 +440,39 @@ extension HTTPResponsePlan {
                 prepared: Prepared(
                     action: .fail(error), responseDeadline: .seconds(start), chunks: [], absence: .response))
         }
+    }
+}
+
+extension HTTPResponsePlan.Prepared {
+    /// The plan of an event stream: its events, encoded one after the other, are the body; each is a chunk due
+    /// when its delay after the one before is over.
+    fileprivate convenience init(_ stream: HTTPStubEventStream, of response: HTTPStubResponse.Storage, start: Double) {
+        var body = Data()
+        var chunks: [HTTPResponsePlan.Chunk] = []
+        // Delays are summed in whole nanoseconds: a stream's times do not drift with its length.
+        var time = Duration.zero
+        for event in stream.events {
+            let lower = body.count
+            body.append(contentsOf: event.encoded.utf8)
+            time += .nanoseconds(Int64((event.delay * 1e9).rounded()))
+            chunks.append(HTTPResponsePlan.Chunk(range: lower..<body.count, deadline: .seconds(start) + time))
+        }
+        var headers = response.headers
+        headers[.contentType] = (response.contentType ?? .eventStream).rawValue
+        if !headers.contains("Cache-Control") { headers["Cache-Control"] = "no-cache" }
+        // Its length is not known ahead to a client: a server sends it chunked.
+        headers.remove(.contentLength)
+        let plays: Int? = if case .times(let count) = stream.repetition { count } else { nil }
+        let continuation =
+            plays == 1 && stream.end == .close
+            ? nil
+            : HTTPResponsePlan.Continuation(plays: plays, period: time, staysOpen: stream.end == .stayOpen)
+        let action = HTTPResponsePlan.Action.respond(
+            HTTPResponsePlan.Response(
+                statusCode: response.statusCode, headers: headers, body: body, cachePolicy: response.cachePolicy,
+                reasonPhrase: response.statusMessage))
+        self.init(
+            action: action, responseDeadline: .seconds(start), chunks: chunks, absence: nil,
+            continuation: continuation)
     }
 }

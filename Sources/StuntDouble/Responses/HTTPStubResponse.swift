@@ -33,6 +33,7 @@ public final class HTTPStubResponse: Sendable {
         package var responseDelay: TimeInterval? { didSet { prepared = nil } }
         package var responseTime: HTTPStubResponseInterval = .immediate { didSet { prepared = nil } }
         var absence: HTTPResponsePlan.Absence? { didSet { prepared = nil } }
+        package var eventStream: HTTPStubEventStream? { didSet { prepared = nil } }
         /// What every request receives from these values, worked out once (`nil` until a request needs it,
         /// and again after any change): a response is read for every request it answers.
         var prepared: HTTPResponsePlan.Prepared??

@@ -64,10 +64,18 @@ extension HTTPStubSession {
         }
     }
 
+    /// Who takes a final response's head and each chunk of its body when they are due (``stream(for:)``),
+    /// rather than the body whole at the end.
+    struct Receiver: Sendable {
+        let head: @Sendable (URLResponse) -> Void
+        let chunk: @Sendable (Data) -> Void
+    }
+
     /// Plays a received request's answer: performs the steps of its `ExchangeTimeline` at their times (waits,
     /// redirects, relays, the timeout). The journal entries of redirects are completed here; the last one is
-    /// left to the caller.
-    func play(_ exchange: Exchange) async -> Played {
+    /// left to the caller. A `receiver` is handed the final response's head and each chunk as they are due;
+    /// without one, the body is handed over whole at the end.
+    func play(_ exchange: Exchange, receiver: Receiver? = nil) async -> Played {
         guard case .decided(var request, let decision, var entry) = exchange.state else {
             let error: any Error = if case .refused(let error) = exchange.state { error } else { URLError(.unknown) }
             return Played(outcome: .failure(error, absence: nil), entry: nil, entryStart: exchange.start)
@@ -92,11 +100,11 @@ extension HTTPStubSession {
                     message: "Foundation rejected the response of \(plan.stub) for \(request.url.absoluteString).")
                 return played(.failure(error, absence: nil))
             }
-            return played(.success(response.body, urlResponse, absence: plan.absence))
+            return played(.success(plan.deliveredBody, urlResponse, absence: plan.absence))
         }
         // A response due at once, as most are: the timeline would hold its head and end at 0 and nothing else
         // (no timeout is shorter than nothing), so they are played without building it.
-        if case .stub(let plan) = decision, plan.proxy == nil, plan.completionDeadline == .zero,
+        if case .stub(let plan) = decision, plan.proxy == nil, plan.isImmediate,
             Redirect.target(of: plan) == nil
         {
             return head(plan) ?? finish(plan)
@@ -104,7 +112,7 @@ extension HTTPStubSession {
         var timeline = ExchangeTimeline(timeout: exchange.timeout)
         timeline.schedule(decision, for: request, hop: 0, at: 0)
         while let next = timeline.removeNext() {
-            if case .chunk = next.step {
+            if case .chunk = next.step, receiver == nil {
                 continue  // the body is handed over whole, at the end
             }
             if let error = await sleep(until: next.time, from: exchange.start, url: request.url) {
@@ -147,8 +155,14 @@ extension HTTPStubSession {
                 }
             case .head:
                 if let plan = timeline.response, let ended = head(plan) { return ended }
-            case .chunk:
-                break
+                if let receiver, let plan = timeline.response {
+                    guard let head = plan.response?.httpURLResponse(for: request.url) else { return finish(plan) }
+                    receiver.head(head)
+                }
+            case .chunk(let index):
+                if let receiver, let plan = timeline.response, plan.absence != .data, let body = plan.response?.body {
+                    receiver.chunk(body.subdata(in: plan.chunks[index].range))
+                }
             case .finish:
                 if let plan = timeline.response { return finish(plan) }
             case .fail(let error):
@@ -162,10 +176,16 @@ extension HTTPStubSession {
 
     /// Records in the journal how the exchange ended for the caller: what it received.
     func complete(_ played: Played, received: (data: Data?, response: URLResponse?, error: (any Error)?)) {
+        complete(played, response: received.response, error: received.error, bodyByteCount: received.data?.count)
+    }
+
+    /// Records in the journal how the exchange ended for the caller: the response, the error, how many bytes
+    /// of body it received.
+    func complete(_ played: Played, response: URLResponse?, error: (any Error)?, bodyByteCount: Int?) {
         guard let entry = played.entry else { return }
         stubber.complete(
-            entry, after: .now - played.entryStart, error: received.error,
-            statusCode: (received.response as? HTTPURLResponse)?.statusCode, bodyByteCount: received.data?.count)
+            entry, after: .now - played.entryStart, error: error,
+            statusCode: (response as? HTTPURLResponse)?.statusCode, bodyByteCount: bodyByteCount)
     }
 
     /// Waits until `seconds` after `start`; returns `URLError(.cancelled)` when the task is cancelled.

@@ -116,7 +116,8 @@ public struct HTTPStubTransport: ClientTransport {
             guard sendsBody else { return (response, nil, 0) }
             let bodyData = planned.body
             let chunks = steps.chunks
-            if chunks.count <= 1, steps.next.map({ $0.time <= (head?.time ?? .zero) }) ?? true {
+            if chunks.count <= 1, plan.continuation == nil, steps.next.map({ $0.time <= (head?.time ?? .zero) }) ?? true
+            {
                 // The whole body with the head, as most stubs answer.
                 return (response, HTTPBody(bodyData), bodyData.count)
             }
@@ -133,6 +134,10 @@ public struct HTTPStubTransport: ClientTransport {
                             case .head, .finish, .timeOut: break
                             }
                         }
+                        if steps.isHeldOpen {
+                            // An event stream that stays open: until the client stops reading.
+                            while true { try await Task.sleep(for: .seconds(3600)) }
+                        }
                         continuation.finish()
                     } catch {
                         continuation.finish(throwing: error)
@@ -140,9 +145,14 @@ public struct HTTPStubTransport: ClientTransport {
                 }
                 continuation.onTermination = { _ in task.cancel() }
             }
+            // An event stream that repeats sends its body once a play; one that never ends has no length.
+            let plays: Int? =
+                if let continuation = plan.continuation { continuation.isEndless ? nil : continuation.plays } else { 1 }
+            let length = plays.map { bodyData.count * $0 }
             return (
-                response, HTTPBody(stream, length: .known(Int64(bodyData.count)), iterationBehavior: .single),
-                bodyData.count
+                response,
+                HTTPBody(stream, length: length.map { .known(Int64($0)) } ?? .unknown, iterationBehavior: .single),
+                length ?? 0
             )
         }
     }

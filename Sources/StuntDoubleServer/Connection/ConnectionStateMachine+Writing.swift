@@ -134,6 +134,8 @@ extension ConnectionStateMachine {
         case fails
         /// Every step before the end has been taken.
         case atEnd
+        /// Every event of a stream that stays open has been taken: nothing more is due until the client leaves.
+        case heldOpen
     }
 
     /// Writes whatever of the response is due and fits in a batch; then waits for the next step's time, for the
@@ -160,6 +162,10 @@ extension ConnectionStateMachine {
             self.playback = nil
             state = .finishing
             return .fail(playback)
+        case .heldOpen:
+            // The response's timer is not set again: the connection's end (the client leaving, the server
+            // stopping) ends the stream.
+            return batch.byteCount > 0 ? write() : .none
         case .atEnd:
             break
         }
@@ -234,6 +240,6 @@ extension ConnectionStateMachine {
             }
             steps.removeNext()
         }
-        return .atEnd
+        return steps.isHeldOpen ? .heldOpen : .atEnd
     }
 }

@@ -260,6 +260,11 @@ struct ConnectionStateMachine {
             state = .closed
             return .close(reason: .quiescing)
         }
+        if case .responding = state, playback?.steps.isEndless == true {
+            // An event stream that would not end on its own ends now.
+            state = .closed
+            return .close(reason: .quiescing)
+        }
         closeAfterResponse = true
         return .none
     }

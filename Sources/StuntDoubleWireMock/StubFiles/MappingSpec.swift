@@ -85,6 +85,8 @@ struct ResponseSpec: Sendable {
     var proxy: HTTPStubProxy?
     /// `chunkedDribbleDelay`: chunks, and the seconds over which they are sent.
     var dribble: (chunks: Int, duration: TimeInterval)?
+    /// `serverSentEvents`: the events that are the body, or `nil`.
+    var eventStream: HTTPStubEventStream?
     /// The compiled templates of a templated response (`transformers`, or global templating), or `nil`.
     var templates: Templates?
 
@@ -135,6 +137,7 @@ struct ResponseSpec: Sendable {
             if let dribble {
                 storage.responseTime = .dribbled(chunks: dribble.chunks, over: dribble.duration)
             }
+            if bodyFailure == nil { storage.eventStream = eventStream }
             if let templates, let request, bodyFailure == nil {
                 templates.render(for: request, into: &storage)
             }

@@ -14,6 +14,8 @@ extension ResponseSpec {
         var proxyBaseURL: ResponseTemplate?
         /// `additionalProxyRequestHeaders` values that are templates.
         var proxyHeaders: [(name: String, template: ResponseTemplate)] = []
+        /// The templated fields of `serverSentEvents`' events.
+        var events: [EventTemplates] = []
         /// `transformerParameters`, which templates read as `parameters`.
         let parameters: [(key: String, value: TemplateValue)]
         /// Whether a body file is sent as it is (`transformerParameters.disableBodyFileTemplating`).
@@ -74,6 +76,17 @@ extension ResponseSpec {
             } else if let template = self.body {
                 body = Data(rendered(template, "body").utf8)
             }
+            if !events.isEmpty, var stream = storage.eventStream {
+                for templates in events {
+                    let place = "serverSentEvents.events[\(templates.index)]"
+                    var event = stream.events[templates.index]
+                    if let data = templates.data { event.data = rendered(data, place + ".data") }
+                    if let type = templates.event { event.event = rendered(type, place + ".event") }
+                    if let id = templates.id { event.id = rendered(id, place + ".id") }
+                    stream.events[templates.index] = event
+                }
+                storage.eventStream = stream
+            }
             var headers = storage.headers
             for (name, templates) in self.headers {
                 headers.remove(name)
@@ -112,6 +125,7 @@ extension ResponseSpec {
 extension HTTPStubResponse.Storage {
     /// Makes the response a stub file's own `500`: the text says what cannot be served and why.
     mutating func failWith(_ text: String) {
+        eventStream = nil
         statusCode = .internalServerError
         headers = ["Content-Type": "text/plain; charset=utf-8"]
         body = Data(text.utf8)

@@ -313,4 +313,64 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// Changes to notes as they happen, as server-sent events whose data is a NoteChange.
+    ///
+    /// - Remark: HTTP `GET /notes/changes`.
+    /// - Remark: Generated from `#/paths//notes/changes/get(watchNotes)`.
+    internal func watchNotes(_ input: Operations.watchNotes.Input) async throws -> Operations.watchNotes.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.watchNotes.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/notes/changes",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.watchNotes.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/event-stream"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/event-stream":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .text_event_hyphen_stream(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
 }

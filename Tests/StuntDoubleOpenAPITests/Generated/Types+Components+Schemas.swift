@@ -95,5 +95,34 @@ extension Components {
                 case detail
             }
         }
+        /// - Remark: Generated from `#/components/schemas/NoteChange`.
+        internal struct NoteChange: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NoteChange/kind`.
+            internal enum kindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case created = "created"
+                case updated = "updated"
+                case deleted = "deleted"
+            }
+            /// - Remark: Generated from `#/components/schemas/NoteChange/kind`.
+            internal var kind: Components.Schemas.NoteChange.kindPayload
+            /// - Remark: Generated from `#/components/schemas/NoteChange/id`.
+            internal var id: Swift.Int
+            /// Creates a new `NoteChange`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - id:
+            internal init(
+                kind: Components.Schemas.NoteChange.kindPayload,
+                id: Swift.Int
+            ) {
+                self.kind = kind
+                self.id = id
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case kind
+                case id
+            }
+        }
     }
 }

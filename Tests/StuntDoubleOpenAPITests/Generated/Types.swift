@@ -19,6 +19,11 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /notes/{noteId}`.
     /// - Remark: Generated from `#/paths//notes/{noteId}/delete(deleteNote)`.
     func deleteNote(_ input: Operations.deleteNote.Input) async throws -> Operations.deleteNote.Output
+    /// Changes to notes as they happen, as server-sent events whose data is a NoteChange.
+    ///
+    /// - Remark: HTTP `GET /notes/changes`.
+    /// - Remark: Generated from `#/paths//notes/changes/get(watchNotes)`.
+    func watchNotes(_ input: Operations.watchNotes.Input) async throws -> Operations.watchNotes.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -60,6 +65,13 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//notes/{noteId}/delete(deleteNote)`.
     internal func deleteNote(path: Operations.deleteNote.Input.Path) async throws -> Operations.deleteNote.Output {
         try await deleteNote(Operations.deleteNote.Input(path: path))
+    }
+    /// Changes to notes as they happen, as server-sent events whose data is a NoteChange.
+    ///
+    /// - Remark: HTTP `GET /notes/changes`.
+    /// - Remark: Generated from `#/paths//notes/changes/get(watchNotes)`.
+    internal func watchNotes(headers: Operations.watchNotes.Input.Headers = .init()) async throws -> Operations.watchNotes.Output {
+        try await watchNotes(Operations.watchNotes.Input(headers: headers))
     }
 }
 

@@ -37,6 +37,38 @@ struct GeneratedClientTests {
         #expect(stubber.journal.count == 4 && stubber.journal.allSatisfy { $0.path == .clientTransport })
     }
 
+    @Test("Server-sent events reach the generated client's event sequence as they are due")
+    func serverSentEvents() async throws {
+        let stubber = try notesStubber()
+        // The stream stays open after the last change: the client reads each before any end could come.
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://notes.example.test/v1/notes/changes")
+                .stub(
+                    for: .get,
+                    response: .eventStream(
+                        [
+                            HTTPStubEvent(data: #"{"kind": "created", "id": 3}"#, id: "a", delay: 0.08),
+                            HTTPStubEvent(comment: "keep-alive", delay: 0.08),
+                            HTTPStubEvent(
+                                data: #"{"kind": "updated", "id": 3}"#, event: "change", id: "b", delay: 0.08),
+                            HTTPStubEvent(data: #"{"kind": "deleted",\#n "id": 3}"#, id: "c", delay: 0.08),
+                        ], end: .stayOpen)))
+        let start = ContinuousClock.now
+        let body = try await client(stubber).watchNotes().ok.body.text_event_hyphen_stream
+        var changes: [(Components.Schemas.NoteChange, String?, Double)] = []
+        for try await event in body.asDecodedServerSentEventsWithJSONData(of: Components.Schemas.NoteChange.self) {
+            // The runtime yields the keep-alive comment's block as an event without data, as other parsers skip it.
+            guard let change = event.data else { continue }
+            changes.append((change, event.id, (ContinuousClock.now - start).seconds))
+            if changes.count == 3 { break }
+        }
+        #expect(changes.map(\.0.kind) == [.created, .updated, .deleted])
+        #expect(changes.map(\.1) == ["a", "b", "c"])
+        for (index, due) in [0.08, 0.24, 0.32].enumerated() where index < changes.count {
+            #expect(changes[index].2 >= due, "change \(index + 1) came when due")
+        }
+    }
+
     @Test("A request the document refuses reaches the client as its documented error")
     func refusals() async throws {
         let stubber = try notesStubber()

@@ -26,6 +26,8 @@ final class CommandProcess: Sendable {
 
     /// Whether the command still runs.
     var isRunning: Bool { process.isRunning }
+    /// The command's process id.
+    var processIdentifier: pid_t { process.processIdentifier }
 
     struct CommandMissing: Error, CustomStringConvertible {
         var description: String { "stuntdouble was not built next to the tests; run `swift build --build-tests`" }

@@ -41,7 +41,7 @@ import FoundationNetworking
         #expect(steps.map(\.step) == [.head] + plan.chunks.indices.map { .chunk($0) } + [.finish])
         #expect(steps.first?.time == half)
         #expect(steps.dropFirst().dropLast().map(\.time) == plan.chunks.map { half + $0.deadline })
-        #expect(steps.last?.time == half + plan.completionDeadline)
+        #expect(steps.last?.time == plan.completionDeadline.map { half + $0 })
 
         var timeline = ExchangeTimeline(timeout: 60)
         timeline.scheduleResponse(plan, at: 0.5)

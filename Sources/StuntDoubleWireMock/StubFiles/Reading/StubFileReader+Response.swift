@@ -6,7 +6,7 @@ extension StubFileReader {
         "fault", "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
         "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "transformers", "transformerParameters",
         "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove", "fromConfiguredStub",
-        "proxyBaseUrl",
+        "proxyBaseUrl", "serverSentEvents",
     ]
 
     static let unsupportedResponseKeys: [String: String] = [:]
@@ -48,6 +48,17 @@ extension StubFileReader {
         }
         readBody(fields, field: field, into: &response)
         readTiming(fields, field: field, into: &response)
+        var eventTemplates: [ResponseSpec.EventTemplates] = []
+        if let node = fields["serverSentEvents"], !Self.isNull(node) {
+            let path = Self.join(field, "serverSentEvents")
+            eventTemplates = readEventStream(node, field: path, templated: willTemplate(fields), into: &response)
+            for key in Self.bodyKeys + ["chunkedDribbleDelay"] {
+                if let value = fields[key], !Self.isNull(value) {
+                    warning(value, Self.join(field, key), "ignored: the events of serverSentEvents are the body")
+                }
+            }
+            response.dribble = nil
+        }
         if let base = fields["proxyBaseUrl"],
             let text = strictString(base, Self.join(field, "proxyBaseUrl"), "proxyBaseUrl")
         {
@@ -86,6 +97,7 @@ extension StubFileReader {
             }
         }
         readTemplating(fields, field: field, into: &response)
+        response.templates?.events = eventTemplates
         spec.response = response
     }
 
@@ -249,7 +261,7 @@ extension StubFileReader {
     }
 
     /// A non-negative whole number of milliseconds, as seconds.
-    private mutating func milliseconds(_ node: JSONNode, _ field: String) -> TimeInterval? {
+    mutating func milliseconds(_ node: JSONNode, _ field: String) -> TimeInterval? {
         guard let value = integer(node, field) else { return nil }
         guard value >= 0, Double(value) <= HTTPResponsePlan.maximumSeconds * 1000 else {
             error(node, field, "\(value) ms; use 0 to \(Int(HTTPResponsePlan.maximumSeconds) * 1000) (one year)")

@@ -1,0 +1,192 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import StuntDouble
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Server-sent event stubs: what they put on the wire (read back by a parser written from the WHATWG standard,
+/// over hundreds of generated streams), what they refuse, and when each event is due.
+@Suite struct EventStreamTests {
+    private func plan(_ response: HTTPStubResponse) throws -> HTTPResponsePlan {
+        let stubber = HTTPStubber()
+        stubber.add(stub: HTTPStubRequest().match(URL: "https://api.test/events").stub(for: .get, response: response))
+        let request = try HTTPIncomingRequest(URLRequest(url: URL(string: "https://api.test/events")!))
+        return try #require(stubber.decision(for: request).plan)
+    }
+
+    private func taken(_ steps: ResponseSteps, limit: Int = 10_000) -> [ResponseSteps.Entry] {
+        var steps = steps
+        var taken: [ResponseSteps.Entry] = []
+        while taken.count < limit, let step = steps.removeNext() { taken.append(step) }
+        return taken
+    }
+
+    @Test func theWireFormatIsTheStandards() throws {
+        let plan = try plan(
+            .eventStream([
+                HTTPStubEvent(data: "one"),
+                HTTPStubEvent(data: "two\nlines", event: "update", id: "7", retry: 2500, comment: "note"),
+                HTTPStubEvent(data: ""),
+                HTTPStubEvent(comment: "keep-alive"),
+                HTTPStubEvent(),
+            ]))
+        let body = String(decoding: plan.body, as: UTF8.self)
+        #expect(
+            body
+                == "data: one\n\n: note\nevent: update\nid: 7\nretry: 2500\ndata: two\ndata: lines\n\ndata:\n\n"
+                + ": keep-alive\n\n")
+        let response = try #require(plan.response)
+        #expect(response.headers[.contentType] == "text/event-stream")
+        #expect(response.headers["Cache-Control"] == "no-cache")
+        #expect(response.headers[.contentLength] == nil, "a stream's length is not sent: a server sends it chunked")
+        #expect(plan.chunks.count == 5, "one chunk an event, the empty one too (a pause)")
+        #expect(plan.chunks.last?.range.isEmpty == true)
+        var parser = ServerSentEventParser()
+        #expect(
+            parser.feed(plan.body) == [
+                .init(data: "one"), .init(type: "update", data: "two\nlines", lastEventID: "7"),
+                .init(data: "", lastEventID: "7"),
+            ])
+        #expect(parser.reconnectionTime == 2500)
+        #expect(parser.comments == ["note", "keep-alive"])
+    }
+
+    @Test func aGivenContentTypeAndCacheControlStay() throws {
+        let response = HTTPStubResponse.eventStream([HTTPStubEvent(data: "x")])
+        response.contentType = "text/event-stream; charset=utf-8"
+        response.headers = ["Cache-Control": "no-store", "Content-Length": "99"]
+        let plan = try plan(response)
+        #expect(plan.response?.headers[.contentType] == "text/event-stream; charset=utf-8")
+        #expect(plan.response?.headers["Cache-Control"] == "no-store")
+        #expect(plan.response?.headers[.contentLength] == nil, "a written length would cut the stream")
+    }
+
+    /// 600 generated streams: text with every kind of line end, colons, leading spaces, non-ASCII; optional
+    /// types, ids, retries and comments; sent in random pieces. The parser must dispatch exactly the events
+    /// that have data, each with its type, its data (line ends as `\n`) and the last id.
+    @Test func generatedStreamsReadBackAsWritten() throws {
+        var random = SeededGenerator(seed: 0x5EED_5E5E)
+        let alphabet: [String] = [
+            "a", "Z", "0", " ", ":", "\r\n", "\n", "\r", "é", "💬", "data: x", "{", "\"", "\t", "id:", ",",
+        ]
+        func text(_ maxParts: Int) -> String {
+            (0..<random.next(upTo: maxParts + 1)).map { _ in alphabet[random.next(upTo: alphabet.count)] }.joined()
+        }
+        func line(_ maxParts: Int) -> String {
+            text(maxParts).replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+        }
+        for round in 0..<600 {
+            var events: [HTTPStubEvent] = []
+            var expected: [ServerSentEventParser.Event] = []
+            var lastID = ""
+            for _ in 0..<(1 + random.next(upTo: 6)) {
+                var event = HTTPStubEvent()
+                if random.next(upTo: 5) > 0 { event.data = text(8) }
+                if random.next(upTo: 3) == 0 { event.event = "t" + line(3) }
+                if random.next(upTo: 3) == 0 { event.id = line(4) }
+                if random.next(upTo: 4) == 0 { event.retry = random.next(upTo: 100_000) }
+                if random.next(upTo: 4) == 0 { event.comment = text(4) }
+                events.append(event)
+                if let id = event.id { lastID = id }
+                if let data = event.data {
+                    let normalized = data.replacingOccurrences(of: "\r\n", with: "\n")
+                        .replacingOccurrences(of: "\r", with: "\n")
+                    expected.append(.init(type: event.event ?? "message", data: normalized, lastEventID: lastID))
+                }
+            }
+            let body = try plan(.eventStream(events)).body
+            var parser = ServerSentEventParser()
+            var parsed: [ServerSentEventParser.Event] = []
+            var offset = 0
+            while offset < body.count {
+                let piece = min(body.count - offset, 1 + random.next(upTo: 17))
+                parsed += parser.feed(body[body.startIndex + offset..<body.startIndex + offset + piece])
+                offset += piece
+            }
+            #expect(parsed == expected, "round \(round): \(events)")
+            if parsed != expected { return }
+        }
+    }
+
+    @Test(arguments: [
+        (HTTPStubEvent(data: "x", event: "a\nb"), "event 1's event type contains a line break"),
+        (HTTPStubEvent(data: "x", id: "1\r2"), "event 1's id contains a line break or a NUL"),
+        (HTTPStubEvent(data: "x", id: "1\u{0}"), "event 1's id contains a line break or a NUL"),
+        (HTTPStubEvent(data: "x", retry: -1), "event 1's retry is -1"),
+        (HTTPStubEvent(data: "x", delay: -0.5), "event 1's delay is -0.5"),
+        (HTTPStubEvent(data: "x", delay: .infinity), "event 1's delay is inf"),
+    ])
+    func badEventsAreRefusedByName(event: HTTPStubEvent, message: String) throws {
+        let plan = try plan(.eventStream([event]))
+        let error = try #require(plan.error as? HTTPStubberError)
+        #expect(error.code == .invalidResponse)
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test func badStreamsAreRefusedByName() throws {
+        let forever = try plan(.eventStream([HTTPStubEvent(data: "x")], repetition: .forever))
+        #expect((forever.error as? HTTPStubberError)?.message.contains("repeats forever with no delay") == true)
+        let never = try plan(.eventStream([HTTPStubEvent(data: "x")], repetition: .times(0)))
+        #expect((never.error as? HTTPStubberError)?.message.contains("plays .times(0); use 1 to") == true)
+        let throttled = HTTPStubResponse.eventStream([HTTPStubEvent(data: "x")])
+        throttled.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 10))
+        #expect(
+            (try plan(throttled).error as? HTTPStubberError)?.message.contains("paced by its events' delays") == true)
+    }
+
+    @Test func eachEventIsDueAfterTheOneBeforeAndPlaysRepeat() throws {
+        let response = HTTPStubResponse.eventStream(
+            [HTTPStubEvent(data: "a", delay: 0.1), HTTPStubEvent(data: "b", delay: 0.2)], repetition: .times(3))
+        response.responseDelay = 1
+        let plan = try plan(response)
+        #expect(plan.continuation == .init(plays: 3, period: .milliseconds(300), staysOpen: false))
+        #expect(plan.completionDeadline == .milliseconds(1900))
+        #expect(plan.deliveredBody == Data(String(repeating: "data: a\n\ndata: b\n\n", count: 3).utf8))
+        let steps = taken(ResponseSteps(plan, at: .zero))
+        let chunkTimes = steps.compactMap { entry -> (Int, Duration)? in
+            if case .chunk(let index) = entry.step { (index, entry.time) } else { nil }
+        }
+        #expect(chunkTimes.map(\.0) == [0, 1, 0, 1, 0, 1])
+        #expect(
+            chunkTimes.map(\.1) == [1100, 1300, 1400, 1600, 1700, 1900].map { Duration.milliseconds($0) })
+        #expect(steps.first?.step == .head && steps.first?.time == .seconds(1))
+        #expect(steps.last?.step == .finish && steps.last?.time == .milliseconds(1900))
+    }
+
+    @Test func aStreamThatStaysOpenHasNoEnd() throws {
+        let plan = try plan(.eventStream([HTTPStubEvent(data: "a", delay: 0.5)], end: .stayOpen))
+        #expect(plan.completionDeadline == nil)
+        var steps = ResponseSteps(plan, at: .zero)
+        #expect(steps.isEndless)
+        #expect(taken(steps).map(\.step) == [.head, .chunk(0)])
+        steps.removeNext()
+        steps.removeNext()
+        #expect(steps.isHeldOpen, "nothing is due, and nothing ends it but the client")
+        // With a timeout (URLSession's), the silence after the last event times out.
+        let timed = taken(ResponseSteps(plan, at: .zero, timeout: .seconds(60)))
+        #expect(timed.map(\.step) == [.head, .chunk(0), .timeOut])
+        #expect(timed.last?.time == .milliseconds(60_500))
+        #expect(ResponseSteps(plan, at: .zero, timeout: .seconds(60)).timesOut)
+    }
+
+    @Test func aStreamThatPlaysForeverGoesOnAtItsPeriod() throws {
+        let plan = try plan(
+            .eventStream([HTTPStubEvent(data: "tick", delay: 0.25), HTTPStubEvent(comment: "")], repetition: .forever))
+        let steps = taken(ResponseSteps(plan, at: .zero), limit: 2001)
+        #expect(steps.count == 2001, "it does not end")
+        #expect(steps.last?.step == .chunk(1))
+        #expect(steps.last?.time == .milliseconds(250 * 1000))
+        #expect(!ResponseSteps(plan, at: .zero, timeout: .seconds(1)).timesOut, "an event every 0.25 s")
+        #expect(ResponseSteps(plan, at: .zero, timeout: .milliseconds(100)).timesOut)
+        // A HEAD request (no body) has the head and the end only.
+        #expect(taken(ResponseSteps(plan, at: .zero, body: false)).map(\.step) == [.head, .finish])
+    }
+}
+
+extension SeededGenerator {
+    fileprivate mutating func next(upTo bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
