@@ -112,6 +112,13 @@ struct Serve: AsyncParsableCommand {
             """)
     var templateTime: String?
 
+    @Option(
+        help: """
+            Play server-sent event streams' delays multiplied by this: 1 as written or recorded, 0.5 twice as \
+            fast, 0 as fast as the client reads.
+            """)
+    var eventTimeScale: Double = 1
+
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
@@ -154,6 +161,11 @@ struct Serve: AsyncParsableCommand {
         where !(value > 0 && value.isFinite && value < 1e9) {
             throw ValidationError("\(flag) must be a number of seconds above 0 (it is \(value)).")
         }
+        guard eventTimeScale.isFinite, eventTimeScale >= 0 else {
+            throw ValidationError(
+                "--event-time-scale must be 0 (as fast as possible), 1 (as written) or another number of 0 or more "
+                    + "(it is \(eventTimeScale)).")
+        }
         var configuration = HTTPStubServer.Configuration(
             host: host, port: port, maximumRequestBodySize: maxBodySize, idleTimeout: .seconds(idleTimeout),
             threads: threads)
@@ -182,6 +194,7 @@ struct Serve: AsyncParsableCommand {
         configuration.https = try https.configuration()
         let servings = try openAPI.servings()
         let stubber = HTTPStubber()
+        stubber.eventTimeScale = eventTimeScale
         for serving in servings { serving.load(into: stubber) }
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         var files: StubFiles?

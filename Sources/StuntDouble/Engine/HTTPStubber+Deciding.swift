@@ -19,11 +19,11 @@ extension HTTPStubber {
         _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
     ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
-            let (stubs, ignoreRules, mode, recording, gates) = state.withLock {
-                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording, $0.gates)
+            let (stubs, ignoreRules, mode, recording, gates, timeScale) = state.withLock {
+                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording, $0.gates, $0.eventTimeScale)
             }
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
-            let decision: HTTPStubDecision
+            var decision: HTTPStubDecision
             var claimed: StubUsage.Claim?
             // An ignore rule means "never stub this": it wins over every stub, in both modes.
             let rule = ignoreRules.isEmpty ? nil : ignoreRules.first { $0.matches(request) }
@@ -61,6 +61,9 @@ extension HTTPStubber {
                 decision = .unmatched(
                     HTTPUnmatchedRequestReport(
                         request: request, registry: stubs, ignoreRules: ignoreRules, availability: available))
+            }
+            if timeScale != 1, case .stub(let plan) = decision, plan.isEventStream {
+                decision = .stub(plan.scalingEvents(by: timeScale))
             }
             let number = usage.withLock {
                 $0.record(

@@ -107,9 +107,40 @@ public enum HAR {
                     date: (entry["startedDateTime"] as? String).flatMap {
                         formatter.date(from: $0) ?? wholeSeconds.date(from: $0)
                     }
-                        ?? Date(timeIntervalSince1970: 0)))
+                        ?? Date(timeIntervalSince1970: 0),
+                    arrivals: Self.arrivals(of: response["_serverSentEvents"], body: responseBody)))
         }
         return Archive(exchanges: exchanges, skipped: skipped)
+    }
+
+    /// When an event stream's events came, from StuntDouble's `_serverSentEvents` (each event's
+    /// `timeMilliseconds` after the request), matched with the events of the body; none when they do not match.
+    private static func arrivals(of value: Any?, body: Data) -> [HTTPRecordedExchange.Arrival] {
+        guard let timed = value as? [[String: Any]], let events = HTTPStubEventStream.events(in: body),
+            timed.count == events.count
+        else { return [] }
+        var arrivals = [HTTPRecordedExchange.Arrival(byteCount: 0, time: .zero)]
+        for (event, entry) in zip(events, timed) {
+            guard let milliseconds = (entry["timeMilliseconds"] as? NSNumber)?.doubleValue, milliseconds.isFinite,
+                milliseconds >= 0, milliseconds <= HTTPResponsePlan.maximumSeconds * 1000
+            else { return [] }
+            arrivals.append(.init(byteCount: event.end, time: .milliseconds(milliseconds)))
+        }
+        return arrivals
+    }
+
+    /// An event stream's events as `_serverSentEvents`: each one's fields and its time after the request.
+    private static func eventsNode(_ stream: HTTPStubEventStream) -> JSONNode {
+        var time = 0
+        return .array(
+            stream.events.map { event in
+                time += Int((event.delay * 1000).rounded())
+                var members: [(String, JSONNode)] = [("timeMilliseconds", .number(time))]
+                if let type = event.event { members.append(("event", .string(type))) }
+                if let id = event.id { members.append(("id", .string(id))) }
+                if let data = event.data { members.append(("data", .string(data))) }
+                return .object(members)
+            })
     }
 
     private static func headers(_ value: Any?) -> [(name: String, value: String)] {
@@ -138,7 +169,8 @@ public enum HAR {
                 entry(
                     formatter: formatter, request: exchange.request, date: exchange.date, time: 0,
                     status: exchange.response.statusCode,
-                    headers: exchange.response.headers, body: exchange.body, error: nil)
+                    headers: exchange.response.headers, body: exchange.body, error: nil,
+                    events: exchange.arrivals.isEmpty ? nil : exchange.eventStream)
             })
     }
 
@@ -155,13 +187,21 @@ public enum HAR {
                         Double($0.duration.components.seconds) * 1000 + Double($0.duration.components.attoseconds)
                             / 1e15
                     } ?? 0
-                if let response = entry.decision.plan?.response, entry.completion?.error == nil {
+                if let plan = entry.decision.plan, let response = plan.response, entry.completion?.error == nil {
+                    // An event stream played once keeps when each event was due.
+                    let events =
+                        plan.isEventStream && plan.continuation == nil
+                        ? HTTPStubEventStream(
+                            recorded: response.body,
+                            arrivals: [.init(byteCount: 0, time: plan.responseDeadline)]
+                                + plan.chunks.map { .init(byteCount: $0.range.upperBound, time: $0.deadline) })
+                        : nil
                     return Self.entry(
                         formatter: formatter, request: entry.request, date: entry.receivedAt, time: milliseconds,
                         status: response.statusCode.rawValue,
                         headers: response.headers.map { (name: $0.name.rawValue, value: $0.value) },
                         body: response.body,
-                        error: nil)
+                        error: nil, events: events)
                 }
                 let error =
                     entry.completion?.error.map { "\($0.localizedDescription)" }
@@ -185,7 +225,7 @@ public enum HAR {
     private static func entry(
         formatter: ISO8601DateFormatter, request: HTTPIncomingRequest, date: Date, time: Double, status: Int,
         headers: [(name: String, value: String)],
-        body: Data, error: String?
+        body: Data, error: String?, events: HTTPStubEventStream? = nil
     ) -> JSONNode {
         let requestHeaders = request.headers.map { (name: $0.name.rawValue, value: $0.value) }
         var requestMembers: [(String, JSONNode)] = [
@@ -231,6 +271,8 @@ public enum HAR {
             ("headersSize", .number(-1)), ("bodySize", .number(body.count)),
         ]
         if let error { responseMembers.append(("_error", .string(error))) }
+        // HAR has no place for when each part of a body came: an event stream's events keep theirs here.
+        if let events { responseMembers.append(("_serverSentEvents", eventsNode(events))) }
         let wait = JSONNode.number(text: String(format: "%.3f", time))
         return .object([
             ("startedDateTime", .string(formatter.string(from: date))), ("time", wait),
@@ -273,7 +315,12 @@ extension HTTPStubber {
                     headers.add(name: .init(rawValue: header.name), value: header.value)
                 }
                 response.headers = headers
-                response.body = exchange.body
+                if let stream = exchange.eventStream {
+                    // Its events, at the pace `_serverSentEvents` kept (or at once, from a HAR without it).
+                    response.eventStream = stream
+                } else {
+                    response.body = exchange.body
+                }
                 return response
             }
             let stub = HTTPStubRequest(name: "HAR \(key)").match(URL: first.request.url.absoluteString)

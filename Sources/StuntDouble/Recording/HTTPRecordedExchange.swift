@@ -37,12 +37,48 @@ public struct HTTPRecordedExchange: Sendable {
     public let body: Data
     /// When the exchange was recorded (or, read from a HAR file, started).
     public var date = Date()
+    /// When the response's head and the parts of its body arrived, in order; empty when the recorder did not
+    /// time them. A recording keeps an event stream's pace from these.
+    public var arrivals: [Arrival] = []
 
-    package init(request: HTTPIncomingRequest, response: HTTPRecordedResponse, body: Data, date: Date = Date()) {
+    /// A moment of a response's arrival: its head (`byteCount` 0), or a part of its body.
+    public struct Arrival: Hashable, Sendable {
+        /// How many bytes of the body had arrived by then.
+        public let byteCount: Int
+        /// The time since the request was sent.
+        public let time: Duration
+
+        /// Creates an arrival.
+        /// - Parameters:
+        ///   - byteCount: How many bytes of the body had arrived by then.
+        ///   - time: The time since the request was sent.
+        public init(byteCount: Int, time: Duration) {
+            self.byteCount = byteCount
+            self.time = time
+        }
+    }
+
+    package init(
+        request: HTTPIncomingRequest, response: HTTPRecordedResponse, body: Data, date: Date = Date(),
+        arrivals: [Arrival] = []
+    ) {
         self.request = request
         self.response = response
         self.body = body
         self.date = date
+        self.arrivals = arrivals
+    }
+
+    /// The response's body as the events of a stream with the pace at which they arrived, when it is a
+    /// `text/event-stream` whose every event is complete; `nil` otherwise (a recorder then keeps the body as
+    /// it is).
+    public var eventStream: HTTPStubEventStream? {
+        guard
+            response.headers.contains(where: {
+                $0.name.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("text/event-stream")
+            })
+        else { return nil }
+        return HTTPStubEventStream(recorded: body, arrivals: arrivals)
     }
 }
 

@@ -265,6 +265,8 @@ extension HTTPResponsePlan {
         let fault: HTTPStubFault?
         let proxy: HTTPStubProxy?
         let continuation: Continuation?
+        /// Whether the body is an event stream's (``HTTPStubResponse/eventStream``).
+        let isEventStream: Bool
         /// Whether ``action`` fails: known without copying the action out.
         let fails: Bool
         /// Whether everything is due at once: no delay, no paced body.
@@ -275,8 +277,9 @@ extension HTTPResponsePlan {
 
         init(
             action: Action, responseDeadline: Duration, chunks: [Chunk], absence: Absence?, fault: HTTPStubFault? = nil,
-            proxy: HTTPStubProxy? = nil, continuation: Continuation? = nil
+            proxy: HTTPStubProxy? = nil, continuation: Continuation? = nil, isEventStream: Bool = false
         ) {
+            self.isEventStream = isEventStream
             self.action = action
             fails = if case .fail = action { true } else { false }
             self.responseDeadline = responseDeadline
@@ -357,6 +360,37 @@ extension HTTPResponsePlan {
             }
             self.init(action: action, responseDeadline: .seconds(start), chunks: chunks, absence: absence)
         }
+    }
+
+    /// Whether the body is an event stream's (``HTTPStubResponse/eventStream``).
+    var isEventStream: Bool { parts.isEventStream }
+
+    /// The plan with its events' delays multiplied by `factor` (``HTTPStubber/eventTimeScale``); an error for a
+    /// factor that is negative or not finite.
+    func scalingEvents(by factor: Double) -> HTTPResponsePlan {
+        guard factor.isFinite, factor >= 0 else {
+            let error = HTTPStubberError(
+                code: .invalidResponse,
+                message: "The stubber's eventTimeScale is \(factor); use 0 (as fast as possible), 1 (as written) or "
+                    + "another finite number of 0 or more.")
+            return HTTPResponsePlan(
+                stub: stub, request: request,
+                prepared: Prepared(action: .fail(error), responseDeadline: .zero, chunks: [], absence: nil))
+        }
+        let start = responseDeadline
+        let chunks = self.chunks.map { Chunk(range: $0.range, deadline: start + ($0.deadline - start) * factor) }
+        let continuation = self.continuation.map { continuation in
+            var period = continuation.period * factor
+            // A stream that repeats forever must take some time a play.
+            if continuation.plays == nil { period = max(period, .milliseconds(1)) }
+            return Continuation(plays: continuation.plays, period: period, staysOpen: continuation.staysOpen)
+        }
+        let prepared = Prepared(
+            action: action, responseDeadline: start, chunks: chunks, absence: absence, continuation: continuation,
+            isEventStream: true)
+        var plan = HTTPResponsePlan(stub: stub, request: request, prepared: prepared)
+        plan.isPerRequest = isPerRequest
+        return plan
     }
 
     /// The chunks of a dribbled body: `count` parts as equal as bytes allow (the first ones a byte longer),
@@ -458,7 +492,11 @@ extension HTTPResponsePlan.Prepared {
             chunks.append(HTTPResponsePlan.Chunk(range: lower..<body.count, deadline: .seconds(start) + time))
         }
         var headers = response.headers
-        headers[.contentType] = (response.contentType ?? .eventStream).rawValue
+        if let contentType = response.contentType {
+            headers[.contentType] = contentType.rawValue
+        } else if !headers.contains(.contentType) {
+            headers[.contentType] = HTTPContentType.eventStream.rawValue
+        }
         if !headers.contains("Cache-Control") { headers["Cache-Control"] = "no-cache" }
         // Its length is not known ahead to a client: a server sends it chunked.
         headers.remove(.contentLength)
@@ -473,6 +511,6 @@ extension HTTPResponsePlan.Prepared {
                 reasonPhrase: response.statusMessage))
         self.init(
             action: action, responseDeadline: .seconds(start), chunks: chunks, absence: nil,
-            continuation: continuation)
+            continuation: continuation, isEventStream: true)
     }
 }

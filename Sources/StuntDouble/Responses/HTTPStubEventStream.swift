@@ -212,11 +212,108 @@ extension HTTPStubResponse {
 
     /// The events this response sends as a `text/event-stream` body, or `nil` for an ordinary body. When set,
     /// they are the body (``body`` is not sent); the response gets `Content-Type: text/event-stream` (unless
-    /// ``contentType`` says otherwise) and `Cache-Control: no-cache` (unless ``headers`` have one), and no
+    /// ``contentType`` or ``headers`` say otherwise) and `Cache-Control: no-cache` (unless ``headers`` have one), and no
     /// `Content-Length`: a server sends it chunked. ``responseDelay`` and ``HTTPStubResponseInterval/delayedBy(_:)``
     /// delay its head; the events' own delays pace the rest.
     public var eventStream: HTTPStubEventStream? {
         get { storage.withLock { $0.eventStream } }
         set { storage.withLock { $0.eventStream = newValue } }
+    }
+}
+
+extension HTTPStubEventStream {
+    /// The events of a recorded `text/event-stream` body, read as the WHATWG standard reads a stream, each with
+    /// the delay after the one before at which it arrived (in whole milliseconds; none without `arrivals`). The
+    /// first event's delay counts from the request: each event replays at the time after the request at which it
+    /// came (a head seen late, on a loaded machine, would otherwise squeeze the events after it together).
+    /// `nil` when the body does not end with a complete event (its last bytes would be lost), or has none.
+    /// - Parameters:
+    ///   - body: The body.
+    ///   - arrivals: When the head and the body's parts arrived.
+    package init?(recorded body: Data, arrivals: [HTTPRecordedExchange.Arrival]) {
+        guard let read = Self.events(in: body) else { return nil }
+        var previous = 0
+        self.init(
+            read.map { event, end in
+                // The event is complete when the blank line after it has arrived; in whole milliseconds, as stub
+                // files write delays, counted from the request so that they do not drift.
+                let time = arrivals.first { $0.byteCount >= end }.map { Self.milliseconds($0.time) } ?? previous
+                var event = event
+                event.delay = Double(max(0, time - previous)) / 1000
+                previous = max(previous, time)
+                return event
+            })
+    }
+
+    /// The events of an event-stream body, each with the offset just past the blank line that ends it; `nil`
+    /// when the body does not end with a complete event, or has none.
+    package static func events(in body: Data) -> [(event: HTTPStubEvent, end: Int)]? {
+        var bytes = body[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        var events: [(event: HTTPStubEvent, end: Int)] = []
+        var current = Block()
+        var lineStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            guard byte == 0x0A || byte == 0x0D else {
+                index += 1
+                continue
+            }
+            let line = String(decoding: bytes[lineStart..<index], as: UTF8.self)
+            index += 1
+            if byte == 0x0D, index < bytes.endIndex, bytes[index] == 0x0A { index += 1 }
+            lineStart = index
+            if !line.isEmpty {
+                current.take(line)
+            } else if !current.isEmpty {
+                events.append((current.event, index - body.startIndex))
+                current = Block()
+            }
+        }
+        guard lineStart == bytes.endIndex, current.isEmpty, !events.isEmpty else { return nil }
+        return events
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int((duration.seconds * 1000).rounded())
+    }
+
+    /// The fields of an event being read.
+    private struct Block {
+        var data: [String] = []
+        var comments: [String] = []
+        var type: String?
+        var id: String?
+        var retry: Int?
+        var isEmpty: Bool { data.isEmpty && comments.isEmpty && type == nil && id == nil && retry == nil }
+
+        var event: HTTPStubEvent {
+            HTTPStubEvent(
+                data: data.isEmpty ? nil : data.joined(separator: "\n"), event: type, id: id, retry: retry,
+                comment: comments.isEmpty ? nil : comments.joined(separator: "\n"))
+        }
+
+        mutating func take(_ line: String) {
+            let field: Substring
+            var value: Substring
+            if let colon = line.firstIndex(of: ":") {
+                field = line[..<colon]
+                value = line[line.index(after: colon)...]
+                if value.hasPrefix(" ") { value = value.dropFirst() }
+            } else {
+                field = Substring(line)
+                value = ""
+            }
+            switch field {
+            case "": comments.append(String(value))
+            case "data": data.append(String(value))
+            case "event": type = String(value)
+            case "id" where !value.contains("\0"): id = String(value)
+            case "retry" where !value.isEmpty && value.allSatisfy({ $0.isASCII && $0.isNumber }):
+                retry = Int(value)
+            default: break  // a field clients ignore
+            }
+        }
     }
 }

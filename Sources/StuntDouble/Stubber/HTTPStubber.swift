@@ -48,6 +48,8 @@ public final class HTTPStubber: Sendable {
         var recording: (any HTTPExchangeRecorder)?
         /// Checks before the stubs (OpenAPI contracts' validation); usually none.
         var gates: [HTTPRequestGate] = []
+        /// How event streams' delays play (``HTTPStubber/eventTimeScale``).
+        var eventTimeScale = 1.0
     }
 
     /// The stubs, ignore rules, mode and recording: read as one snapshot by `decide`, outside every other lock.
@@ -211,6 +213,17 @@ public final class HTTPStubber: Sendable {
     public var unhandledMode: UnhandledMode {
         get { state.withLock { $0.unhandledMode } }
         set { state.withLock { $0.unhandledMode = newValue } }
+    }
+
+    /// How the delays of event streams (``HTTPStubEventStream``) play: `1` (the default) as written or recorded,
+    /// `0.5` twice as fast, `2` half as fast, `0` as fast as the client takes them. A recorded chat completion
+    /// replays at its recorded pace, or, scaled to 0, at once. Delays before the head
+    /// (``HTTPStubResponse/responseDelay``) are not scaled. A stream that repeats forever keeps at least a
+    /// millisecond a play. A negative or non-finite scale fails each event-stream request with an error
+    /// saying so.
+    public var eventTimeScale: Double {
+        get { state.withLock { $0.eventTimeScale } }
+        set { state.withLock { $0.eventTimeScale = newValue } }
     }
 
     // MARK: - Deciding

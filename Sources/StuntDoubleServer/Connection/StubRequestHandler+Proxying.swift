@@ -50,7 +50,12 @@ extension StubRequestHandler {
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
         // needs, and close, before the upstream's end arrives).
         let received = NIOLockedValueBox(
-            (status: 0, headers: [(name: String, value: String)](), body: Data(), isOversize: false))
+            (
+                status: 0, headers: [(name: String, value: String)](), body: Data(), isOversize: false,
+                arrivals: [HTTPRecordedExchange.Arrival]()
+            ))
+        // A recording keeps when each part came (an event stream's pace).
+        let sent = ContinuousClock.now
         // What the admin API's recordings and snapshots make stubs of; bodies as they are meant when the
         // admin API's recording proxies (as WireMock records them: uncompressed).
         let exchanges = core.proxiedExchanges
@@ -66,6 +71,7 @@ extension StubRequestHandler {
                 received.withLockedValue {
                     $0.status = Int(status.code)
                     $0.headers = headers.map { (name: $0.name, value: $0.value) }
+                    if recording != nil { $0.arrivals.append(.init(byteCount: 0, time: .now - sent)) }
                 }
             case .body(let part):
                 received.withLockedValue { received in
@@ -80,13 +86,18 @@ extension StubRequestHandler {
                         return
                     }
                     received.body.append(contentsOf: part.readableBytesView)
+                    if recording != nil {
+                        received.arrivals.append(.init(byteCount: received.body.count, time: .now - sent))
+                    }
                 }
             case .end:
                 let exchange = received.withLockedValue { received in
                     defer { if recording == nil { exchanges.release(received.body.count) } }
                     return received
                 }
-                recording?.add(request, status: exchange.status, headers: exchange.headers, body: exchange.body)
+                recording?.add(
+                    request, status: exchange.status, headers: exchange.headers, body: exchange.body,
+                    arrivals: exchange.arrivals)
                 if let entry, !exchange.isOversize {
                     exchanges.add(
                         entry: entry,

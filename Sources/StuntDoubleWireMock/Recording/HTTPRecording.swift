@@ -155,11 +155,15 @@ public final class HTTPRecording: HTTPExchangeRecorder {
         }
     }
 
-    /// Keeps an exchange that a proxy (the stub server) forwarded: the upstream's status, headers and body.
-    package func add(_ request: HTTPIncomingRequest, status: Int, headers: [(name: String, value: String)], body: Data)
-    {
+    /// Keeps an exchange that a proxy (the stub server) forwarded: the upstream's status, headers and body, and
+    /// when they arrived.
+    package func add(
+        _ request: HTTPIncomingRequest, status: Int, headers: [(name: String, value: String)], body: Data,
+        arrivals: [HTTPRecordedExchange.Arrival] = []
+    ) {
         let response = HTTPRecordedResponse(statusCode: status, headers: headers)
-        state.withLock { $0.exchanges.append(HTTPRecordedExchange(request: request, response: response, body: body)) }
+        let exchange = HTTPRecordedExchange(request: request, response: response, body: body, arrivals: arrivals)
+        state.withLock { $0.exchanges.append(exchange) }
     }
 
     /// Notes a recorded request that failed: ``save()`` then refuses, naming it.

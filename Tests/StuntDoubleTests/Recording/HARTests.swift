@@ -159,3 +159,81 @@ import FoundationNetworking
         #expect(error?.hasPrefix("No stub matched GET https://api.test/missing") == true, "\(error ?? "")")
     }
 }
+
+/// What HAR can carry of an event stream: its body in `content.text`, and when each event came in
+/// `_serverSentEvents` (HAR has no place for it); a HAR without them still answers with the events, at once.
+@Suite struct EventStreamHARTests {
+    static let body = Data("data: one\n\n: note\nevent: tick\nid: 2\ndata: two\n\ndata: three\n\n".utf8)
+
+    @Test func aRecordedStreamKeepsItsPaceThroughHAR() async throws {
+        var request = URLRequest(url: URL(string: "https://api.test/stream")!)
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        let exchange = HTTPRecordedExchange(
+            request: try HTTPIncomingRequest(request),
+            response: HTTPRecordedResponse(statusCode: 200, headers: [("Content-Type", "text/event-stream")]),
+            body: Self.body,
+            arrivals: [
+                .init(byteCount: 0, time: .milliseconds(20)), .init(byteCount: 11, time: .milliseconds(120)),
+                .init(byteCount: 30, time: .milliseconds(150)), .init(byteCount: 50, time: .milliseconds(320)),
+                .init(byteCount: Self.body.count, time: .milliseconds(700)),
+            ])
+        let expected = HTTPStubEventStream([
+            HTTPStubEvent(data: "one", delay: 0.12),
+            HTTPStubEvent(data: "two", event: "tick", id: "2", comment: "note", delay: 0.2),
+            HTTPStubEvent(data: "three", delay: 0.38),
+        ])
+        #expect(exchange.eventStream == expected)
+        let document = HAR.document(of: [exchange])
+        #expect(String(decoding: document, as: UTF8.self).contains("_serverSentEvents"))
+        let read = try HAR.read(document)
+        // Times after the request: the first event's delay holds the 20 ms before the head too.
+        #expect(read.exchanges.first?.eventStream?.events.map(\.delay) == [0.12, 0.2, 0.38])
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sse-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try document.write(to: file)
+        let stubber = HTTPStubber()
+        try stubber.load(harAt: file)
+        let plan = try stubber.response(for: HTTPIncomingRequest(request))
+        #expect(plan.body == Self.body, "the same bytes")
+        #expect(plan.chunks.map(\.deadline) == [120, 320, 700].map { Duration.milliseconds($0) })
+    }
+
+    @Test func aHARWithoutTimesStillAnswersWithTheEvents() throws {
+        let har = #"""
+            {"log": {"version": "1.2", "creator": {"name": "browser", "version": "1"}, "entries": [
+              {"startedDateTime": "2026-01-02T03:04:05.000Z", "time": 5,
+               "request": {"method": "GET", "url": "https://api.test/feed", "httpVersion": "HTTP/1.1", "cookies": [],
+                 "headers": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+               "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+                 "headers": [{"name": "Content-Type", "value": "text/event-stream; charset=utf-8"}],
+                 "content": {"size": 20, "mimeType": "text/event-stream", "text": "data: a\r\n\r\ndata: b\r\n\r\n"},
+                 "redirectURL": "", "headersSize": -1, "bodySize": 20},
+               "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 0}}]}}
+            """#
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(har.utf8).write(to: file)
+        let stubber = HTTPStubber()
+        try stubber.load(harAt: file)
+        let plan = try stubber.response(
+            for: HTTPIncomingRequest(URLRequest(url: URL(string: "https://api.test/feed")!)))
+        #expect(String(decoding: plan.body, as: UTF8.self) == "data: a\n\ndata: b\n\n")
+        #expect(plan.response?.headers[.contentType] == "text/event-stream; charset=utf-8")
+        #expect(plan.chunks.count == 2 && plan.chunks.allSatisfy { $0.deadline == .zero })
+    }
+
+    @Test func aJournalExportsAStubbedStreamsTimes() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://api.test/s")
+                .stub(
+                    for: .get,
+                    response: .eventStream([
+                        HTTPStubEvent(data: "a", delay: 0.01), HTTPStubEvent(data: "b", delay: 0.02),
+                    ])))
+        _ = try await HTTPStubSession(stubber: stubber).data(for: URLRequest(url: URL(string: "https://api.test/s")!))
+        let read = try HAR.read(stubber.harDocument())
+        #expect(read.exchanges.first?.eventStream?.events.map(\.delay) == [0.01, 0.02])
+    }
+}

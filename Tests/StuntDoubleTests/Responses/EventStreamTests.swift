@@ -187,6 +187,61 @@ import FoundationNetworking
     }
 }
 
+/// Reading a recorded event stream back into events with the pace at which they came.
+@Suite struct RecordedEventStreamTests {
+    /// 400 generated streams, written as a server writes them and arriving in random parts at their events'
+    /// times: read back, they are the same events with the same delays (to the millisecond).
+    @Test func generatedStreamsReadBackWithTheirPace() throws {
+        var random = SeededGenerator(seed: 0xACE5)
+        let pieces = ["a", " ", ":", "é", "{\"k\": 1}", "x y", "\n", "\r\n"]
+        for round in 0..<400 {
+            var events: [HTTPStubEvent] = []
+            for _ in 0..<(1 + random.next(upTo: 5)) {
+                var event = HTTPStubEvent(delay: Double(random.next(upTo: 300)) / 1000)
+                if random.next(upTo: 5) > 0 {
+                    event.data = (0..<random.next(upTo: 6)).map { _ in pieces[random.next(upTo: pieces.count)] }
+                        .joined().replacingOccurrences(of: "\r\n", with: "\n")
+                }
+                if random.next(upTo: 3) == 0 { event.event = "update" }
+                if random.next(upTo: 3) == 0 { event.id = String(random.next(upTo: 1000)) }
+                if random.next(upTo: 4) == 0 { event.retry = random.next(upTo: 5000) }
+                if event.data == nil || random.next(upTo: 4) == 0 { event.comment = "c\(random.next(upTo: 9))" }
+                events.append(event)
+            }
+            let stream = HTTPStubEventStream(events)
+            var body = Data()
+            var arrivals = [HTTPRecordedExchange.Arrival(byteCount: 0, time: .zero)]
+            var time = 0
+            for event in events {
+                let bytes = Data(event.encoded.utf8)
+                time += Int((event.delay * 1000).rounded())
+                // The event's bytes arrive in up to three parts, the last at its time.
+                var offset = 0
+                while offset < bytes.count {
+                    let part = min(bytes.count - offset, 1 + random.next(upTo: bytes.count))
+                    body.append(bytes[offset..<offset + part])
+                    offset += part
+                    let at = offset == bytes.count ? time : time - random.next(upTo: 3)
+                    arrivals.append(.init(byteCount: body.count, time: .milliseconds(at)))
+                }
+            }
+            let read = try #require(HTTPStubEventStream(recorded: body, arrivals: arrivals), "round \(round)")
+            #expect(read == stream, "round \(round)")
+            if read != stream { return }
+        }
+    }
+
+    @Test func whatIsNotACompleteStreamIsNotReadAsOne() {
+        #expect(HTTPStubEventStream(recorded: Data("data: a\n\ndata: cut".utf8), arrivals: []) == nil)
+        #expect(HTTPStubEventStream(recorded: Data("data: a\n".utf8), arrivals: []) == nil)
+        #expect(HTTPStubEventStream(recorded: Data(), arrivals: []) == nil)
+        let crlf = HTTPStubEventStream(
+            recorded: Data("\u{FEFF}data: a\r\ndata: b\r\n\r\nfoo: x\rdata:c\r\r".utf8), arrivals: [])
+        #expect(
+            crlf?.events == [HTTPStubEvent(data: "a\nb"), HTTPStubEvent(data: "c")], "BOM, CRLF, CR; unknown fields")
+    }
+}
+
 extension SeededGenerator {
     fileprivate mutating func next(upTo bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
