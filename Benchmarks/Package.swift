@@ -6,6 +6,7 @@ import PackageDescription
 //   swift run -c release --package-path Benchmarks DeliveryBenchmark
 //   swift run -c release --package-path Benchmarks JSONBenchmark
 //   swift run -c release --package-path Benchmarks OpenAPIBenchmark
+//   swift run -c release --package-path Benchmarks StreamBenchmark
 let package = Package(
     name: "StuntDoubleBenchmarks",
     platforms: [.macOS(.v13)],
@@ -26,6 +27,13 @@ let package = Package(
             dependencies: [
                 .product(name: "StuntDouble", package: "StuntDouble"),
                 .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
+            ]
+        ),
+        .executableTarget(
+            name: "StreamBenchmark",
+            dependencies: [
+                .product(name: "StuntDouble", package: "StuntDouble"),
+                .product(name: "StuntDoubleServer", package: "StuntDouble"),
             ]
         ),
         .executableTarget(

@@ -161,7 +161,16 @@ extension HTTPStubSession {
                 }
             case .chunk(let index):
                 if let receiver, let plan = timeline.response, plan.absence != .data, let body = plan.response?.body {
-                    receiver.chunk(body.subdata(in: plan.chunks[index].range))
+                    // Chunks due at the same time go as one part (up to 64 KiB), as a server writes them in one
+                    // batch: a stream of events due at once is not handed over one await at a time.
+                    var part = body.subdata(in: plan.chunks[index].range)
+                    while part.count < 1 << 16, let following = timeline.next, following.time <= next.time,
+                        case .chunk(let more) = following.step
+                    {
+                        part.append(body[plan.chunks[more].range])
+                        _ = timeline.removeNext()
+                    }
+                    receiver.chunk(part)
                 }
             case .finish:
                 if let plan = timeline.response { return finish(plan) }
