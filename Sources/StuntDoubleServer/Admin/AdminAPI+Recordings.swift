@@ -83,7 +83,8 @@ extension AdminAPI {
                 exchanges.append(
                     RecordedStubs.Exchange(
                         request: entry.request, isBodyTruncated: entry.isRequestBodyTruncated, status: proxied.status,
-                        headers: proxied.headers, body: proxied.body, mayBeEncoded: !proxied.isIdentityEncoded))
+                        headers: proxied.headers, body: proxied.body, mayBeEncoded: !proxied.isIdentityEncoded,
+                        arrivals: proxied.arrivals))
             } else if entry.decision.plan?.proxy != nil || entry.decision.plan == nil && core.proxy?.serverWide != nil {
                 notKept += 1
             } else if spec.allowsNonProxied, let plan = entry.decision.plan, plan.proxy == nil,

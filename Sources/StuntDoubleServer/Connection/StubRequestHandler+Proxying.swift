@@ -54,7 +54,7 @@ extension StubRequestHandler {
                 status: 0, headers: [(name: String, value: String)](), body: Data(), isOversize: false,
                 arrivals: [HTTPRecordedExchange.Arrival]()
             ))
-        // A recording keeps when each part came (an event stream's pace).
+        // Recordings keep when each part came (an event stream's pace).
         let sent = ContinuousClock.now
         // What the admin API's recordings and snapshots make stubs of; bodies as they are meant when the
         // admin API's recording proxies (as WireMock records them: uncompressed).
@@ -71,7 +71,7 @@ extension StubRequestHandler {
                 received.withLockedValue {
                     $0.status = Int(status.code)
                     $0.headers = headers.map { (name: $0.name, value: $0.value) }
-                    if recording != nil { $0.arrivals.append(.init(byteCount: 0, time: .now - sent)) }
+                    $0.arrivals.append(.init(byteCount: 0, time: .now - sent))
                 }
             case .body(let part):
                 received.withLockedValue { received in
@@ -86,9 +86,7 @@ extension StubRequestHandler {
                         return
                     }
                     received.body.append(contentsOf: part.readableBytesView)
-                    if recording != nil {
-                        received.arrivals.append(.init(byteCount: received.body.count, time: .now - sent))
-                    }
+                    received.arrivals.append(.init(byteCount: received.body.count, time: .now - sent))
                 }
             case .end:
                 let exchange = received.withLockedValue { received in
@@ -103,7 +101,7 @@ extension StubRequestHandler {
                         entry: entry,
                         ProxiedExchanges.Exchange(
                             status: exchange.status, headers: exchange.headers, body: exchange.body,
-                            isIdentityEncoded: recording != nil || isRecorder),
+                            isIdentityEncoded: recording != nil || isRecorder, arrivals: exchange.arrivals),
                         capacity: capacity)
                 }
             case .failed(let error):

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import StuntDouble
 
 /// What upstreams answered to proxied requests, by journal entry: what `POST /__admin/recordings/stop` and
 /// `snapshot` make stubs of (WireMock keeps these answers in its journal).
@@ -16,6 +17,8 @@ final class ProxiedExchanges: Sendable {
         /// Whether the upstream was asked for an uncompressed answer (a recording's): otherwise the body is as
         /// the upstream encoded it for the client (`Content-Encoding`).
         let isIdentityEncoded: Bool
+        /// When the head and the parts of the body came (an event stream's pace).
+        var arrivals: [HTTPRecordedExchange.Arrival] = []
     }
 
     /// The most body bytes kept in all.

@@ -17,6 +17,8 @@ struct RecordedStubs {
         /// Whether the body may be encoded as its `Content-Encoding` says (it was forwarded as the upstream sent
         /// it to the client): then the header stays with the bytes. A recording's answers are uncompressed.
         var mayBeEncoded = false
+        /// When the head and the parts of the body came (an event stream's pace), if known.
+        var arrivals: [HTTPRecordedExchange.Arrival] = []
     }
 
     /// A stub made: its mapping, and the body file it names, if any.
@@ -164,6 +166,13 @@ struct RecordedStubs {
         }
         let body = exchange.body
         guard !body.isEmpty else { return (.object(members), nil) }
+        if !isEncoded, contentType.hasPrefix("text/event-stream"),
+            let stream = HTTPStubEventStream(recorded: body, arrivals: exchange.arrivals)
+        {
+            // An event stream: its events, each with the delay at which it came (StuntDouble's own field).
+            members.append(("serverSentEvents", stream.stubFileNode()))
+            return (.object(members), nil)
+        }
         let text =
             RecordedBody.isText(contentType: contentType) && !isEncoded ? String(data: body, encoding: .utf8) : nil
         let size = text.map(\.count) ?? body.count

@@ -1,4 +1,5 @@
 import Foundation
+import StuntDouble
 
 /// What both recorders decide alike: `HTTPRecording` in process and the stub server's admin recorder
 /// (`/__admin/recordings`), which write mappings in their own styles but keep bodies and group repeated requests
@@ -38,5 +39,24 @@ package enum RecordedBody {
             positions[key, default: []].append(index)
         }
         return order.compactMap { key in positions[key].flatMap { $0.count > 1 ? $0 : nil } }
+    }
+}
+
+extension HTTPStubEventStream {
+    /// The stream as a mapping's `serverSentEvents`, as both recorders write it: each event's fields (its data
+    /// through `data`, which redacts it), and its delay after the one before in whole milliseconds.
+    package func stubFileNode(data: (String) -> String = { $0 }) -> JSONNode {
+        let events = events.map { event -> JSONNode in
+            var members: [(String, JSONNode)] = []
+            if let text = event.data { members.append(("data", .string(data(text)))) }
+            if let type = event.event { members.append(("event", .string(type))) }
+            if let id = event.id { members.append(("id", .string(id))) }
+            if let retry = event.retry { members.append(("retry", .number(retry))) }
+            if let comment = event.comment { members.append(("comment", .string(comment))) }
+            let milliseconds = Int((event.delay * 1000).rounded())
+            if milliseconds > 0 { members.append(("delayMilliseconds", .number(milliseconds))) }
+            return .object(members.sorted { $0.0 < $1.0 })
+        }
+        return .object([("events", .array(events))])
     }
 }

@@ -172,26 +172,13 @@ struct RecordingWriter {
         return (.object(members.sorted { $0.0 < $1.0 }), bodyFile)
     }
 
-    /// A recorded stream as `serverSentEvents`: each event's fields, its data redacted as a JSON body is.
+    /// A recorded stream as `serverSentEvents`, an event's JSON data redacted as a JSON body is.
     private func eventsNode(_ stream: HTTPStubEventStream) -> JSONNode {
-        let events = stream.events.map { event -> JSONNode in
-            var members: [(String, JSONNode)] = []
-            if var data = event.data {
-                if let json = Self.strictJSON(Data(data.utf8)) {
-                    let redacted = redact(json, with: .string(options.redactionMarker))
-                    if redacted.rendered() != json.rendered() { data = redacted.rendered() }
-                }
-                members.append(("data", .string(data)))
-            }
-            if let type = event.event { members.append(("event", .string(type))) }
-            if let id = event.id { members.append(("id", .string(id))) }
-            if let retry = event.retry { members.append(("retry", .number(retry))) }
-            if let comment = event.comment { members.append(("comment", .string(comment))) }
-            let milliseconds = Int((event.delay * 1000).rounded())
-            if milliseconds > 0 { members.append(("delayMilliseconds", .number(milliseconds))) }
-            return .object(members.sorted { $0.0 < $1.0 })
+        stream.stubFileNode { data in
+            guard let json = Self.strictJSON(Data(data.utf8)) else { return data }
+            let redacted = redact(json, with: .string(options.redactionMarker))
+            return redacted.rendered() == json.rendered() ? data : redacted.rendered()
         }
-        return .object([("events", .array(events))])
     }
 
     // MARK: - Redaction

@@ -112,6 +112,34 @@ import FoundationNetworking
                 .contains("eventTimeScale is -1.0") == true)
     }
 
+    /// WireMock's recorder through the admin API makes the same `serverSentEvents` of a stream it proxied.
+    @Test func theAdminRecorderKeepsAStreamAsEvents() async throws {
+        try await withStubServer(stubber: Self.upstream()) { upstream in
+            try await AdminAPITests.withServer { url, _, _ in
+                let started = try await AdminAPITests.call(
+                    .POST, url, "/__admin/recordings/start", body: #"{"targetBaseUrl": "\#(upstream.absoluteString)"}"#)
+                #expect(started.status == 200, "\(started.text)")
+                let live = try await Self.complete(at: url)
+                #expect(live.events == Self.chunks + ["[DONE]"])
+                let stopped = try await AdminAPITests.call(.POST, url, "/__admin/recordings/stop")
+                let mapping = try #require((stopped.object["mappings"] as? [[String: Any]])?.first)
+                let response = try #require(mapping["response"] as? [String: Any])
+                #expect(response["body"] == nil)
+                let events = try #require(
+                    (response["serverSentEvents"] as? [String: Any])?["events"] as? [[String: Any]])
+                #expect(events.compactMap { $0["data"] as? String } == Self.chunks + ["[DONE]"])
+                var elapsed = 0
+                for (index, event) in events.enumerated() {
+                    elapsed += (event["delayMilliseconds"] as? Int) ?? 0
+                    #expect(elapsed >= 100 * (index + 1) - 1, "event \(index + 1) came \(elapsed) ms in")
+                }
+                // The recorded stub answers at once with the same bytes, its events at their pace.
+                let replayed = try await Self.complete(at: url)
+                #expect(replayed.body == live.body)
+            }
+        }
+    }
+
     @Test func theServeCommandsEventTimeScaleIsChecked() async throws {
         let result = try await CommandProcess.run(["serve", "--port", "0", "--event-time-scale=-2"])
         #expect(result.status != 0)
