@@ -365,6 +365,26 @@ extension HTTPResponsePlan {
     /// Whether the body is an event stream's (``HTTPStubResponse/eventStream``).
     var isEventStream: Bool { parts.isEventStream }
 
+    /// The events of an event stream's response (one play of them, ``continuation`` says how many), each with
+    /// its delay after the one before as this plan delivers it (scaled by ``HTTPStubber/eventTimeScale``; the
+    /// first counts from the request); `nil` for a response that is not an event stream. The journal's entries
+    /// show what a stream sent this way.
+    public var events: [HTTPStubEvent]? {
+        guard isEventStream, let body = response?.body else { return nil }
+        var events: [HTTPStubEvent] = []
+        var previous = Duration.zero
+        for chunk in chunks {
+            // Each chunk is one event (an event of no field, a pause, is an empty chunk).
+            guard var event = HTTPStubEventStream.events(in: body.subdata(in: chunk.range))?.first?.event else {
+                continue  // a pause: the next event's delay holds it
+            }
+            event.delay = (chunk.deadline - previous).seconds
+            previous = chunk.deadline
+            events.append(event)
+        }
+        return events
+    }
+
     /// The plan with its events' delays multiplied by `factor` (``HTTPStubber/eventTimeScale``); an error for a
     /// factor that is negative or not finite.
     func scalingEvents(by factor: Double) -> HTTPResponsePlan {

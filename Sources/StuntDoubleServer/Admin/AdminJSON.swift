@@ -152,6 +152,9 @@ enum AdminJSON {
             ),
         ]
         if let mapping { members.append(("stubMapping", mapping)) }
+        if let plan = entry.decision.plan, let events = plan.events {
+            members.append(("serverSentEvents", eventStream(events, of: plan)))
+        }
         // StuntDouble's own: the journal number, and for an unmatched request the report of what differed.
         members.append(("number", .number(entry.number)))
         if let report = entry.decision.report {
@@ -168,6 +171,26 @@ enum AdminJSON {
         for name in names {
             members.append((name, .array(lines[name] ?? [])))
         }
+        return .object(members)
+    }
+
+    /// StuntDouble's own view of an event stream a request was answered with: its events (the first 100), each
+    /// with the time after the request it was due, how many times they play, and how the stream ends.
+    static func eventStream(_ events: [HTTPStubEvent], of plan: HTTPResponsePlan) -> JSONNode {
+        var due = 0.0
+        let listed = events.prefix(100).map { event -> JSONNode in
+            due += event.delay
+            var members: [(String, JSONNode)] = [("dueMilliseconds", .number(Int((due * 1000).rounded())))]
+            if let type = event.event { members.append(("event", .string(type))) }
+            if let id = event.id { members.append(("id", .string(id))) }
+            if let data = event.data { members.append(("data", .string(String(data.prefix(1000))))) }
+            if let comment = event.comment { members.append(("comment", .string(comment))) }
+            return .object(members)
+        }
+        var members: [(String, JSONNode)] = [("events", .array(listed)), ("eventCount", .number(events.count))]
+        let plays = plan.continuation.map { $0.plays.map { JSONNode.number($0) } ?? .string("forever") } ?? .number(1)
+        members.append(("plays", plays))
+        members.append(("end", .string(plan.continuation?.staysOpen == true ? "open" : "close")))
         return .object(members)
     }
 

@@ -34,7 +34,7 @@ enum TrafficPage {
           tr.unmatched { background: #fff6ed; cursor: pointer; }
           tr.unmatched:hover { background: #ffead5; }
           tr.violation { background: #fdf0f0; }
-          pre.report { background: #f8f9fb; border: 1px solid var(--line); padding: 10px 12px; margin: 4px 0 10px;
+          pre.report, pre.events { background: #f8f9fb; border: 1px solid var(--line); padding: 10px 12px; margin: 4px 0 10px;
                        white-space: pre-wrap; font-size: 12.5px; }
           .empty { color: var(--muted); font-style: italic; }
           #status { margin-left: auto; color: var(--muted); font-size: 12px; }
@@ -121,6 +121,23 @@ enum TrafficPage {
               const pre = document.createElement("pre");
               pre.className = "report violations";
               pre.textContent = event.contractViolations.join("\n");
+              td.appendChild(pre);
+            }
+            if (event.serverSentEvents) {
+              // An event stream: its events, each at the time after the request it was due.
+              const stream = event.serverSentEvents;
+              const detail = body.insertRow();
+              const td = cell(detail, "");
+              td.colSpan = 7;
+              const pre = document.createElement("pre");
+              pre.className = "events";
+              const lines = stream.events.map(e => ("+" + e.dueMilliseconds + " ms").padStart(11) + "  "
+                + (e.event || "message") + (e.id ? " #" + e.id : "") + "  " + (e.data !== undefined ? e.data : ": " + (e.comment || "")));
+              if (stream.eventCount > stream.events.length) lines.push("… " + (stream.eventCount - stream.events.length) + " more");
+              const plays = stream.plays === "forever" ? "repeated until the client leaves" : stream.plays > 1 ? "played " + stream.plays + " times" : "";
+              const ending = stream.end === "open" ? "left open" : "";
+              const about = [plays, ending].filter(Boolean).join(", ");
+              pre.textContent = "event stream" + (about ? " (" + about + ")" : "") + "\n" + lines.join("\n");
               td.appendChild(pre);
             }
             if (!event.wasMatched && event.nearMissReport) {

@@ -71,6 +71,35 @@ import Testing
     }
 
     @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
+    func anEventStreamShowsItsEventsUnderItsRequest() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest(name: "feed").match(URI: "/feed").stub(
+                for: .get,
+                response: .eventStream(
+                    [HTTPStubEvent(data: "hello", id: "1", delay: 0.1), HTTPStubEvent(data: "bye", event: "end")],
+                    repetition: .times(2))))
+        let server = HTTPStubServer(stubber: stubber)
+        let baseURL = try await server.start()
+        let feed = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/feed"), timeout: .seconds(30))
+        _ = try await feed.body.collect(upTo: 1 << 20)
+        // The admin API lists the events with the times they were due.
+        let requests = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/__admin/requests"), timeout: .seconds(30))
+        let json = String(buffer: try await requests.body.collect(upTo: 1 << 20))
+        #expect(json.contains(#""serverSentEvents""#) && json.contains(#""dueMilliseconds": 100"#), "\(json)")
+        let result = try await ChildProcess.run(
+            Self.scripts.appendingPathComponent("traffic-page-check").path,
+            [
+                baseURL.absoluteString, "--expect-stub", "feed", "--expect-events", "+100 ms  message #1  hello",
+                "--expect-events", "end  bye", "--expect-events", "event stream (played 2 times)",
+            ], timeout: .seconds(120))
+        await server.stop()
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+    }
+
+    @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
     func aStubsAnswerThatBreaksTheOpenAPIDocumentShowsUnderItsRequest() async throws {
         let stubber = HTTPStubber()
         stubber.add(

@@ -97,10 +97,12 @@ import Testing
             // Chunked, growing past the limit: 413, and the client can read it.
             let chunked = try await RawConnection.connect(to: baseURL)
             try await chunked.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            // The server answers and closes as soon as the body passes the limit: a later part may find the
+            // connection closed (a loaded machine's fresh-clone run did), which is no failure of the server.
             for _ in 0..<3 {
-                try await chunked.send("40\r\n" + String(repeating: "x", count: 64) + "\r\n")
+                try? await chunked.send("40\r\n" + String(repeating: "x", count: 64) + "\r\n")
             }
-            try await chunked.send("0\r\n\r\n")
+            try? await chunked.send("0\r\n\r\n")
             #expect(try #require(try await chunked.readResponse()).status == 413)
             #expect(try await chunked.readToClose())
 

@@ -157,6 +157,29 @@ import FoundationNetworking
         #expect(steps.last?.step == .finish && steps.last?.time == .milliseconds(1900))
     }
 
+    @Test func aPlanListsItsEventsAsItDeliversThem() throws {
+        let events = [
+            HTTPStubEvent(data: "a\nb", delay: 0.1), HTTPStubEvent(comment: "ping", delay: 0.2),
+            HTTPStubEvent(delay: 0.3),
+            HTTPStubEvent(data: "c", event: "end", id: "9", retry: 5, delay: 0.4),
+        ]
+        let response = HTTPStubResponse.eventStream(events)
+        response.responseDelay = 1
+        let plan = try plan(response)
+        var expected = events
+        expected.remove(at: 2)  // an event of no field is a pause, not an event
+        expected[0].delay = 1.1  // the first counts from the request
+        expected[2].delay = 0.7  // after the pause too
+        #expect(plan.events == expected)
+        #expect(try self.plan(.json("{}")).events == nil)
+        // The journal shows them, as the stubber's time scale delivered them.
+        let stubber = HTTPStubber()
+        stubber.eventTimeScale = 0.5
+        stubber.add(stub: HTTPStubRequest().stub(for: .get, response: .eventStream(events)))
+        let scaled = try stubber.response(for: HTTPIncomingRequest(URLRequest(url: URL(string: "https://a.test/")!)))
+        #expect(scaled.events?.map(\.delay) == [0.05, 0.1, 0.35])
+    }
+
     @Test func aStreamThatStaysOpenHasNoEnd() throws {
         let plan = try plan(.eventStream([HTTPStubEvent(data: "a", delay: 0.5)], end: .stayOpen))
         #expect(plan.completionDeadline == nil)
