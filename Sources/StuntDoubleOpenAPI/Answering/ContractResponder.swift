@@ -203,9 +203,23 @@ extension OpenAPIContract {
             value = media.examples.first?.value ?? media.example ?? .null
         }
         let contentType = media.name.contains("*") ? "application/json" : media.name
+        if contentType.lowercased().hasPrefix("text/event-stream") {
+            let response = HTTPStubResponse.eventStream(Self.events(of: value), code: HTTPStatusCode(rawValue: status))
+            response.contentType = HTTPContentType(rawValue: contentType)
+            response.headers = headers
+            return response
+        }
         return HTTPStubResponse(
             statusCode: HTTPStatusCode(rawValue: status), contentType: HTTPContentType(rawValue: contentType),
             body: Self.bytes(of: value, as: contentType), headers: headers)
+    }
+
+    /// The events of a `text/event-stream` answer: an example written as an event stream is its events; any
+    /// other value is one event whose data is its text (a string as it is, else JSON).
+    private static func events(of value: SchemaValue) -> [HTTPStubEvent] {
+        let text = if case .string(let text) = value { text } else { value.jsonText }
+        if let events = HTTPStubEventStream.events(in: Data(text.utf8)) { return events.map(\.event) }
+        return [HTTPStubEvent(data: text)]
     }
 
     private func preferenceProblem(_ detail: String) -> HTTPStubResponse {

@@ -196,3 +196,43 @@ struct MockAnsweringTests {
             contract.violations(ofResponse: 200, headers: plan.response!.headers, body: plan.body, to: sent).isEmpty)
     }
 }
+
+/// An operation that answers `text/event-stream`: the mock answers with events, from an example written as an
+/// event stream, or one event of a value made from the schema.
+@Suite("Answering an event stream from an OpenAPI document")
+struct EventStreamAnsweringTests {
+    static let document = """
+        openapi: 3.1.0
+        info: { title: Feeds, version: "1" }
+        paths:
+          /ticks:
+            get:
+              responses:
+                "200":
+                  description: Ticks.
+                  content:
+                    text/event-stream:
+                      schema: { type: string }
+                      example: "event: tick\\nid: 1\\ndata: one\\n\\ndata: two\\n\\n"
+          /changes:
+            get:
+              responses:
+                "200":
+                  description: Changes, as JSON data.
+                  content:
+                    text/event-stream:
+                      schema: { type: object, required: [kind], properties: { kind: { type: string, enum: [created] } } }
+        """
+
+    @Test("An example written as an event stream is its events; a value from the schema is one event")
+    func events() throws {
+        let stubber = HTTPStubber()
+        stubber.load(try OpenAPIContract(text: Self.document))
+        let ticks = try stubber.response(for: try request(.get, "https://feeds.test/ticks"))
+        #expect(ticks.response?.headers[.contentType] == "text/event-stream")
+        #expect(ticks.events == [HTTPStubEvent(data: "one", event: "tick", id: "1"), HTTPStubEvent(data: "two")])
+        #expect(ticks.response?.headers[.contentLength] == nil)
+        let changes = try stubber.response(for: try request(.get, "https://feeds.test/changes"))
+        #expect(changes.events == [HTTPStubEvent(data: #"{"kind":"created"}"#)])
+    }
+}
