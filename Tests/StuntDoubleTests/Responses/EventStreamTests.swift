@@ -254,6 +254,30 @@ import FoundationNetworking
         }
     }
 
+    /// 3,000 random byte strings (an upstream may send anything): reading never fails, and what it reads, written
+    /// out again, makes a browser dispatch the same events with the same ids and reconnection time as the bytes
+    /// themselves (the WHATWG parser of the tests is the judge).
+    @Test func anythingReadBackDispatchesWhatTheBytesWould() {
+        var random = SeededGenerator(seed: 0xB17E5)
+        let alphabet = Array("data: event:id:retry:\n\r\n \0:x1é".utf8) + [0xFF, 0xEF, 0xBB, 0xBF]
+        var read = 0
+        for round in 0..<3000 {
+            var bytes = (0..<random.next(upTo: 60)).map { _ in alphabet[random.next(upTo: alphabet.count)] }
+            if round.isMultiple(of: 2) { bytes += Array("\n\n".utf8) }  // often complete
+            guard let stream = HTTPStubEventStream(recorded: Data(bytes), arrivals: []) else { continue }
+            read += 1
+            var original = ServerSentEventParser()
+            var rewritten = ServerSentEventParser()
+            let expected = original.feed(bytes)
+            let written = stream.events.map(\.encoded).joined()
+            #expect(rewritten.feed(Array(written.utf8)) == expected, "round \(round): \(bytes)")
+            #expect(rewritten.reconnectionTime == original.reconnectionTime, "round \(round): \(bytes)")
+            #expect(rewritten.lastEventID == original.lastEventID, "round \(round): \(bytes)")
+            if rewritten.lastEventID != original.lastEventID { return }
+        }
+        #expect(read > 600, "enough of them were streams: \(read)")
+    }
+
     @Test func whatIsNotACompleteStreamIsNotReadAsOne() {
         #expect(HTTPStubEventStream(recorded: Data("data: a\n\ndata: cut".utf8), arrivals: []) == nil)
         #expect(HTTPStubEventStream(recorded: Data("data: a\n".utf8), arrivals: []) == nil)
