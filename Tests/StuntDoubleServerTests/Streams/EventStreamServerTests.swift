@@ -73,16 +73,9 @@ import FoundationNetworking
         }
         var configuration = HTTPStubServer.Configuration()
         if https { configuration.https = .init(identity: .generated(authorityFolder: authority)) }
-        let server = HTTPStubServer(configuration: configuration)
-        try server.loadStubFiles(at: root)
-        try await server.start()
-        do {
-            try await body(server, server.certificateAuthorityFile)
-            await server.stop()
-        } catch {
-            await server.stop()
-            throw error
-        }
+        let stubber = HTTPStubber()
+        try stubber.load(stubFilesAt: root)
+        try await HTTPSTests.serve(stubber, configuration, body)
     }
 
     /// Events as they arrive, with their times after `start`.
