@@ -54,6 +54,8 @@ final class ResponsePlayer: @unchecked Sendable {
     var startTime: UInt64
     var timer: DispatchWorkItem?
     var relayTask: URLSessionDataTask?
+    /// A relayed body kept for a task that takes its body in one piece (completion handlers on Linux).
+    var relayedBody = Data()
     /// The URL of the request being answered (changes with redirects), for timeout errors.
     var currentURL: URL?
     /// The journal entry of the request being answered (changes with redirects), and when it was received.

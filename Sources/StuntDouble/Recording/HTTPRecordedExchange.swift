@@ -20,11 +20,38 @@ public protocol HTTPExchangeRecorder: AnyObject, Sendable, CustomStringConvertib
     ///   - body: The body received.
     ///   - error: Why the exchange failed, when it did.
     func add(_ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?)
+    /// Keeps an exchange that went to the network, with when its head and the parts of its body came (a
+    /// recorder keeps an event stream's pace from them). By default, the same as ``add(_:response:body:error:)``.
+    /// - Parameters:
+    ///   - request: The request as it was sent.
+    ///   - response: The response, when one came.
+    ///   - body: The body received.
+    ///   - error: Why the exchange failed, when it did.
+    ///   - arrivals: When the head and the parts of the body came, after the request was sent.
+    func add(
+        _ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?,
+        arrivals: [HTTPRecordedExchange.Arrival])
     /// Writes what was kept (a recording's stub files, say).
     /// - Returns: How many exchanges were written.
     /// - Throws: When they cannot be written, or a kept exchange failed.
     @discardableResult
     func save() throws(HTTPStubberError) -> Int
+}
+
+extension HTTPExchangeRecorder {
+    /// Keeps the exchange without its arrivals.
+    /// - Parameters:
+    ///   - request: The request as it was sent.
+    ///   - response: The response, when one came.
+    ///   - body: The body received.
+    ///   - error: Why the exchange failed, when it did.
+    ///   - arrivals: Not kept.
+    public func add(
+        _ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?,
+        arrivals: [HTTPRecordedExchange.Arrival]
+    ) {
+        add(request, response: response, body: body, error: error)
+    }
 }
 
 /// One exchange a recording received from the network.

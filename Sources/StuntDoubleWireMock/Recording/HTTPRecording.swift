@@ -143,11 +143,20 @@ public final class HTTPRecording: HTTPExchangeRecorder {
 
     /// Keeps an exchange that went to the network.
     public func add(_ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        add(request, response: response, body: body, error: error, arrivals: [])
+    }
+
+    /// Keeps an exchange that went to the network, with when its parts came (an event stream's pace).
+    public func add(
+        _ request: HTTPIncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?,
+        arrivals: [HTTPRecordedExchange.Arrival]
+    ) {
         state.withLock { state in
             if let response, error == nil {
                 state.exchanges.append(
                     HTTPRecordedExchange(
-                        request: request, response: HTTPRecordedResponse(response), body: body ?? Data()))
+                        request: request, response: HTTPRecordedResponse(response), body: body ?? Data(),
+                        arrivals: arrivals))
             } else {
                 let reason = error.map { "\($0.localizedDescription)" } ?? "no response"
                 state.failures.append("\(request.method) \(request.url.absoluteString): \(reason)")

@@ -140,6 +140,52 @@ import FoundationNetworking
         }
     }
 
+    /// In process, a URLSession whose requests a stubber lets through to the network receives a stream as it
+    /// comes (its relay no longer waits for the end), and a recording keeps its pace.
+    @Test func aRelayedStreamArrivesAsItComesAndARecordingKeepsItsPace() async throws {
+        let upstream = HTTPStubber()
+        upstream.add(
+            stub: HTTPStubRequest().match(URI: "/open").stub(
+                for: .get,
+                response: .eventStream(
+                    [HTTPStubEvent(data: "one", delay: 0.1), HTTPStubEvent(data: "two", delay: 0.1)], end: .stayOpen)))
+        for stub in Self.upstream().stubs { upstream.add(stub: stub) }
+        try await withStubServer(stubber: upstream) { baseURL in
+            // Let through: the stream stays open, so its events can only arrive as they come.
+            let stubber = HTTPStubber()
+            stubber.unhandledMode = .optin
+            let delegate = StreamingDelegate(cancellingAfter: 2)
+            let session = stubber.session(delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            session.dataTask(with: baseURL.appendingPathComponent("open")).resume()
+            #expect((await delegate.completed() as? URLError)?.code == .cancelled, "open until the client left")
+            var parser = ServerSentEventParser()
+            #expect(parser.feed(delegate.received.reduce(Data()) { $0 + $1.0 }).map(\.data) == ["one", "two"])
+
+            // Recorded in process: the events and their pace.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let recorder = HTTPStubber()
+            let recording = try recorder.record(to: folder, mode: .record, environment: [:])
+            var request = URLRequest(url: baseURL.appendingPathComponent("v1/chat/completions"))
+            request.httpMethod = "POST"
+            let (data, _) = try await recorder.session().data(for: request)
+            var whole = ServerSentEventParser()
+            #expect(whole.feed(data).map(\.data) == Self.chunks + ["[DONE]"])
+            try recording.save()
+            let mapping = try JSONSerialization.jsonObject(
+                with: try Data(contentsOf: folder.appendingPathComponent("mappings/post-v1-chat-completions.json")))
+            let events = try #require(
+                (((mapping as? [String: Any])?["response"] as? [String: Any])?["serverSentEvents"] as? [String: Any])?[
+                    "events"] as? [[String: Any]])
+            var elapsed = 0
+            for (index, event) in events.enumerated() {
+                elapsed += (event["delayMilliseconds"] as? Int) ?? 0
+                #expect(elapsed >= 100 * (index + 1) - 1, "event \(index + 1) came \(elapsed) ms in")
+            }
+        }
+    }
+
     @Test func theServeCommandsEventTimeScaleIsChecked() async throws {
         let result = try await CommandProcess.run(["serve", "--port", "0", "--event-time-scale=-2"])
         #expect(result.status != 0)
