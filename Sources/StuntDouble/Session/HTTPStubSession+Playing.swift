@@ -124,8 +124,14 @@ extension HTTPStubSession {
                 // path's relay, which keeps no cache either).
                 let session = recording == nil ? networkSession() : NetworkRelay.session
                 do {
+                    if receiver != nil || recording != nil {
+                        // Streamed: a caller of stream(for:) gets each part as it comes, and a recording when.
+                        let (data, response, arrivals) = try await Self.relay(relayed.urlRequest, to: receiver)
+                        recording?.add(
+                            relayed, response: response as? HTTPURLResponse, body: data, error: nil, arrivals: arrivals)
+                        return played(.success(data, response, absence: nil))
+                    }
                     let (data, response) = try await session.data(for: relayed.urlRequest)
-                    recording?.add(relayed, response: response as? HTTPURLResponse, body: data, error: nil)
                     return played(.success(data, response, absence: nil))
                 } catch {
                     recording?.add(relayed, response: nil, body: nil, error: error)
@@ -181,6 +187,49 @@ extension HTTPStubSession {
             }
         }
         return played(.failure(URLError(.unknown), absence: nil))
+    }
+
+    /// Fetches a request from the network with the relays' streaming session: `receiver` gets the head and each
+    /// part of the body as they come. Returns the whole body, the response, and when each part came.
+    static func relay(_ request: URLRequest, to receiver: Receiver?) async throws -> (
+        Data, URLResponse, [HTTPRecordedExchange.Arrival]
+    ) {
+        let task = NetworkRelay.streamingSession.dataTask(with: request)
+        let received = Locked((body: Data(), arrivals: [HTTPRecordedExchange.Arrival](), response: URLResponse?.none))
+        let sent = ContinuousClock.now
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                NetworkRelay.relays.start(
+                    task,
+                    NetworkRelay.Relay(
+                        response: { response in
+                            received.withLock {
+                                $0.response = response
+                                $0.arrivals.append(.init(byteCount: 0, time: .now - sent))
+                            }
+                            receiver?.head(response)
+                        },
+                        data: { data in
+                            received.withLock {
+                                $0.body.append(data)
+                                $0.arrivals.append(.init(byteCount: $0.body.count, time: .now - sent))
+                            }
+                            receiver?.chunk(data)
+                        },
+                        complete: { error in
+                            let (body, arrivals, response) = received.withLock { ($0.body, $0.arrivals, $0.response) }
+                            if let error {
+                                continuation.resume(throwing: error)
+                            } else if let response {
+                                continuation.resume(returning: (body, response, arrivals))
+                            } else {
+                                continuation.resume(throwing: URLError(.badServerResponse))
+                            }
+                        }))
+            }
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Records in the journal how the exchange ended for the caller: what it received.

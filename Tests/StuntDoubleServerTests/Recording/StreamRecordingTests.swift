@@ -161,6 +161,16 @@ import FoundationNetworking
             #expect((await delegate.completed() as? URLError)?.code == .cancelled, "open until the client left")
             var parser = ServerSentEventParser()
             #expect(parser.feed(delegate.received.reduce(Data()) { $0 + $1.0 }).map(\.data) == ["one", "two"])
+            // The same through HTTPStubSession.stream(for:).
+            let (body, _) = try await HTTPStubSession(stubber: stubber).stream(
+                for: URLRequest(url: baseURL.appendingPathComponent("open")))
+            var streamed = ServerSentEventParser()
+            var seen: [String] = []
+            for try await part in body {
+                seen += streamed.feed(part).map(\.data)
+                if seen.count == 2 { break }
+            }
+            #expect(seen == ["one", "two"])
 
             // Recorded in process: the events and their pace.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
