@@ -48,7 +48,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         for probe in probes {
             switch stubber.decision(for: probe) {
-            case .stub(let plan): _ = plan.chunks
+            case .stub(let plan):
+                _ = plan.chunks
+                // An event stream's events read back from its body, one for each event with a field.
+                if let events = plan.events {
+                    require(
+                        events.count <= plan.chunks.count, "\(events.count) events from \(plan.chunks.count) chunks")
+                }
             case .unmatched(let report): _ = report.description
             case .passThrough: break
             }
