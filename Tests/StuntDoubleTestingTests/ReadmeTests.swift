@@ -55,3 +55,20 @@ import FoundationNetworking
             ])
     }
 }
+
+/// The README's WebSocket example, as written.
+@Suite struct ReadmeWebSocketTests {
+    @Test func aPingIsAnsweredWithAPong() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(messageStub: HTTPMessageStub().onMessage(.equalTo("ping")).send(.text("pong"), after: 0.05))
+        let task = HTTPStubSession(stubber: stubber).webSocketTask(with: URL(string: "wss://chat.example.com/")!)
+        task.resume()
+        try await task.send(.string("ping"))
+        let pong = try await task.receive()  // .string("pong"), 50 ms later
+        guard case .string(let text) = pong else {
+            Issue.record("expected text, got \(pong)")
+            return
+        }
+        #expect(text == "pong")
+    }
+}

@@ -54,6 +54,8 @@ public final class HTTPStubber: Sendable {
 
     /// The stubs, ignore rules, mode and recording: read as one snapshot by `decide`, outside every other lock.
     let state = Locked(State())
+    /// The WebSocket side: message stubs, open channels, the message journal.
+    let messaging = MessageHub()
     /// Answer counts, sequences, scenarios and the journal: a lock of their own, taken after matching.
     let usage: Locked<StubUsage>
     /// The clock URLSession delivery plays timelines on: the system's, or one a test moves by hand.
