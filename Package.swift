@@ -61,6 +61,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // WebSocket frames, after the server's own upgrade.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // Proxying and recording: the upstream, over HTTP or HTTPS, streamed.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

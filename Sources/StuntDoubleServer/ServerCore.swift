@@ -151,7 +151,9 @@ final class ServerCore: Sendable {
         // pipelined requests in turn. A stub's response is checked once, when it is prepared
         // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
         // server's own headers escape what they quote (`HeaderText`).
-        try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
+        // Bytes after a WebSocket upgrade's request (a client's first frames) go on to the frame decoder.
+        try operations.addHandler(
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, limitConfiguration: limits)))
         try operations.addHandler(StubRequestHandler(core: self, isSecure: isSecure))
         if !tracked { connections.add(channel) }
     }

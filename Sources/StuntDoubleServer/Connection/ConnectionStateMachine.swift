@@ -253,6 +253,13 @@ struct ConnectionStateMachine {
         return .none
     }
 
+    /// Whether the connection may change protocols now (a WebSocket upgrade): nothing in progress, nothing
+    /// waiting, nothing unsent.
+    var canUpgrade: Bool {
+        if case .idle = state, pending.isEmpty, !isWriting, unsent == 0 { return true }
+        return false
+    }
+
     /// The server is stopping: close now when no request is in progress, else once the response in progress
     /// has been sent.
     mutating func quiesce(now: NIODeadline) -> Action {

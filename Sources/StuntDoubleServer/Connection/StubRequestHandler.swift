@@ -39,6 +39,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var started = false
     /// The client's address, once asked for (it is the same for every request of the connection).
     private var address: String??
+    /// A WebSocket upgrade's head, until its request ends.
+    private var upgradeHead: HTTPRequestHead?
 
     init(core: ServerCore, isSecure: Bool = false) {
         self.core = core
@@ -102,7 +104,20 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        run(machine.received(unwrapInboundIn(data), now: context.eventLoop.now), context: context)
+        let part = unwrapInboundIn(data)
+        if let head = upgradeHead {
+            upgradeHead = nil
+            // At the request's end the connection becomes a WebSocket channel: this handler and the HTTP decoder
+            // leave the pipeline.
+            if case .end = part, WebSocketUpgrade.upgrade(head, core: core, isSecure: isSecure, context: context) {
+                return
+            }
+            run(machine.received(.head(head), now: context.eventLoop.now), context: context)
+        } else if case .head(let head) = part, machine.canUpgrade, WebSocketUpgrade.isRequested(by: head) {
+            upgradeHead = head
+            return
+        }
+        run(machine.received(part, now: context.eventLoop.now), context: context)
     }
 
     /// Reads the socket when the machine lets it (not while requests wait their turn).

@@ -1,0 +1,177 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+import StuntDouble
+
+/// The server's WebSocket upgrade (RFC 6455): a `GET` with `Upgrade: websocket` on any path becomes a channel that
+/// the stubber's message stubs (``HTTPMessageStub``) answer, as WireMock accepts upgrades on any path.
+enum WebSocketUpgrade {
+    /// The largest message a client may send (WireMock's default); larger ones are refused with close code 1009.
+    static let maximumFrameSize = 10 << 20
+
+    /// Whether a request head asks for a WebSocket.
+    static func isRequested(by head: HTTPRequestHead) -> Bool {
+        head.method == .GET
+            && head.headers["upgrade"].contains { $0.lowercased().contains("websocket") }
+            && head.headers["connection"].contains { $0.lowercased().contains("upgrade") }
+            && !(head.headers.first(name: "sec-websocket-key") ?? "").isEmpty
+            && head.headers.first(name: "sec-websocket-version") == "13"
+    }
+
+    /// Answers `101`, then replaces the HTTP handlers with WebSocket frames and a ``WebSocketChannelHandler``.
+    /// Returns `false`, doing nothing, for a request that is not a valid upgrade (it is answered as HTTP).
+    static func upgrade(
+        _ head: HTTPRequestHead, core: ServerCore, isSecure: Bool, context: ChannelHandlerContext
+    ) -> Bool {
+        // Only an HTTP/1.1 connection upgrades (an HTTP/2 stream has no HTTP/1 decoder to replace).
+        let operations = context.pipeline.syncOperations
+        guard let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
+            let key = head.headers.first(name: "sec-websocket-key"),
+            let request = try? IncomingRequestBuilder.make(
+                head, body: ByteBuffer(), declaresBody: false,
+                authority: (isSecure ? core.httpsAuthority : core.authority).withLockedValue { $0 },
+                scheme: isSecure ? "wss" : "ws")
+        else { return false }
+        let digest = Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
+        let accept = Data(digest).base64EncodedString()
+        let response =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+        context.writeAndFlush(NIOAny(ByteBuffer(string: response)), promise: nil)
+        do {
+            try operations.addHandlers(
+                [
+                    ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maximumFrameSize)),
+                    WebSocketFrameEncoder(),
+                    WebSocketChannelHandler(stubber: core.stubber, request: request),
+                ], position: .after(context.handler))
+            // This handler first: the bytes the HTTP decoder still holds (a client's first frames) then go to the
+            // frame decoder.
+            operations.removeHandler(context: context, promise: nil)
+            operations.removeHandler(decoder, promise: nil)
+        } catch {
+            core.logger.debug("WebSocket upgrade failed: \(error)")
+            context.close(promise: nil)
+        }
+        return true
+    }
+}
+
+/// A WebSocket channel on the server: frames from the client are the stubber's messages on a channel; what the
+/// stubs send goes out as frames; pings are answered; a close is echoed. A message larger than the server takes
+/// is refused with close code 1009.
+final class WebSocketChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let stubber: HTTPStubber
+    private let request: HTTPIncomingRequest
+    private var channel: HTTPMessageChannel?
+    /// A fragmented message being put together: its opcode and bytes.
+    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    private var closing = false
+
+    init(stubber: HTTPStubber, request: HTTPIncomingRequest) {
+        self.stubber = stubber
+        self.request = request
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        channel = stubber.openChannel(request) { event in
+            loop.execute {
+                let (handler, context) = bound.value
+                switch event {
+                case .message(let message): handler.send(message, context: context)
+                case .close(let code, let reason): handler.close(code: code, reason: reason, context: context)
+                }
+            }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let channel { stubber.closeChannel(channel) }
+        channel = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        var payload = frame.unmaskedData
+        switch frame.opcode {
+        case .text, .binary:
+            if frame.fin {
+                deliver(frame.opcode, payload)
+            } else {
+                fragments = (frame.opcode, payload)
+            }
+        case .continuation:
+            guard var pending = fragments else { return close(code: 1002, reason: "", context: context) }
+            pending.data.writeBuffer(&payload)
+            guard pending.data.readableBytes <= WebSocketUpgrade.maximumFrameSize else {
+                return close(code: 1009, reason: "message too big", context: context)
+            }
+            if frame.fin {
+                fragments = nil
+                deliver(pending.opcode, pending.data)
+            } else {
+                fragments = pending
+            }
+        case .ping:
+            context.writeAndFlush(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        case .connectionClose:
+            // The client's close: echoed with its code, then the connection ends.
+            if !closing {
+                closing = true
+                let connection = context.channel
+                context.writeAndFlush(
+                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
+                ).whenComplete { _ in connection.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? NIOWebSocketError, case .invalidFrameLength = error {
+            close(code: 1009, reason: "message too big", context: context)
+        } else {
+            close(code: 1002, reason: "", context: context)
+        }
+    }
+
+    private func deliver(_ opcode: WebSocketOpcode, _ payload: ByteBuffer) {
+        guard let channel, !closing else { return }
+        let data = Data(payload.readableBytesView)
+        stubber.receive(opcode == .text ? .text(String(decoding: data, as: UTF8.self)) : .binary(data), on: channel)
+    }
+
+    private func send(_ message: HTTPStubMessage, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        let frame: WebSocketFrame
+        switch message {
+        case .text(let text): frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
+        case .binary(let data): frame = WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: data))
+        }
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    private func close(code: Int, reason: String, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        if let channel { stubber.closeChannel(channel) }
+        var data = ByteBuffer()
+        data.writeInteger(UInt16(truncatingIfNeeded: code))
+        data.writeString(reason)
+        let connection = context.channel
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+            .whenComplete { _ in connection.close(promise: nil) }
+    }
+}
