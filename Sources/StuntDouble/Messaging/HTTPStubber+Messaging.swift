@@ -33,6 +33,8 @@ public struct HTTPMessageJournalEntry: Sendable, CustomStringConvertible {
         case sent
     }
 
+    /// The entry's identity.
+    public let id = UUID()
     /// Which way the message went.
     public let direction: Direction
     /// The channel.
@@ -93,9 +95,21 @@ extension HTTPStubber {
     public func send(_ message: HTTPStubMessage, toChannelsMatching pattern: HTTPRequestPattern = HTTPRequestPattern())
         -> Int
     {
-        let targets = messaging.state.withLock { $0.channels.values.filter { pattern.matches($0.request) } }
+        send(message, toChannelsWhere: pattern.matches).count
+    }
+
+    /// Forgets every message in the message journal.
+    public func resetMessageJournal() {
+        messaging.state.withLock { $0.journal = [] }
+    }
+
+    /// Sends a message to every open channel whose initiating request passes a test; returns those channels.
+    package func send(_ message: HTTPStubMessage, toChannelsWhere test: (HTTPIncomingRequest) -> Bool)
+        -> [HTTPMessageChannel]
+    {
+        let targets = messaging.state.withLock { $0.channels.values.filter { test($0.request) } }
         for channel in targets { deliver(message, to: channel, from: nil) }
-        return targets.count
+        return targets
     }
 
     /// The messages received on channels whose initiating request matches `channel`, that match `message`.

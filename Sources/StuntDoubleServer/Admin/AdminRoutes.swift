@@ -137,6 +137,14 @@ struct AdminRoute: Sendable {
         },
         AdminRoute("DELETE", "mappings/{id}", "Removes a mapping") { api, call in api.removeMapping(call.parameters[0])
         },
+        // WebSocket channels and their messages: AdminAPI+Channels.swift.
+        AdminRoute("GET", "channels", "The open WebSocket channels") { api, _ in api.listChannels() },
+        AdminRoute(
+            "POST", "channels/send", "Sends a message to the channels whose opening request a pattern matches",
+            takes: .json
+        ) { api, call in api.sendToChannels(call.body) },
+        AdminRoute("GET", "messages", "The message journal, newest first") { api, _ in api.listMessages() },
+        AdminRoute("DELETE", "messages", "Clears the message journal") { api, _ in api.clearMessages() },
         // The journal: AdminAPI+Requests.swift.
         AdminRoute("GET", "requests", "The journal, newest first (limit, since)") { api, call in
             api.listRequests(call.request)

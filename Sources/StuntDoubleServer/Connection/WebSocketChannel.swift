@@ -13,8 +13,9 @@ enum WebSocketUpgrade {
 
     /// Whether a request head asks for a WebSocket.
     static func isRequested(by head: HTTPRequestHead) -> Bool {
-        head.method == .GET
-            && head.headers["upgrade"].contains { $0.lowercased().contains("websocket") }
+        // Asked of every request head: the usual one (no Upgrade) is told apart with one look and no array.
+        guard head.method == .GET, let upgrade = head.headers.first(name: "upgrade") else { return false }
+        return upgrade.lowercased().contains("websocket")
             && head.headers["connection"].contains { $0.lowercased().contains("upgrade") }
             && !(head.headers.first(name: "sec-websocket-key") ?? "").isEmpty
             && head.headers.first(name: "sec-websocket-version") == "13"

@@ -95,6 +95,48 @@ import Testing
         #expect(stubber.messageJournal.first?.channel.request.url.scheme == "wss")
     }
 
+    /// WireMock 4's admin endpoints for channels: list them, send to those a request pattern matches, read and
+    /// clear the message journal.
+    @Test func theAdminAPIListsChannelsSendsToThemAndShowsTheMessages() async throws {
+        try await withStubServer(stubber: Self.stubber()) { baseURL in
+            let (alice, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/rooms/1")
+            let (bob, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/rooms/2?name=bob")
+            _ = try await alice.frames(count: 1)
+            _ = try await bob.frames(count: 1)
+            let listed = try await AdminAPITests.call(.GET, baseURL, "/__admin/channels")
+            #expect((listed.object["meta"] as? [String: Any])?["total"] as? Int == 2, "\(listed.text)")
+            let sent = try await AdminAPITests.call(
+                .POST, baseURL, "/__admin/channels/send",
+                body:
+                    #"{"type": "websocket", "initiatingRequest": {"urlPath": "/rooms/2"}, "message": {"body": {"data": "notice"}}}"#
+            )
+            #expect(sent.status == 200, "\(sent.text)")
+            #expect(sent.object["channelsMessaged"] as? Int == 1)
+            #expect(try await bob.frames(count: 2).map(\.text) == ["welcome", "notice"])
+            #expect(try await alice.frames(count: 1).count == 1, "room 1 got nothing more")
+            let json = try await AdminAPITests.call(
+                .POST, baseURL, "/__admin/channels/send",
+                body: #"{"initiatingRequest": {"url": "/rooms/1"}, "message": {"body": {"data": {"n": 1}}}}"#)
+            #expect(json.object["channelsMessaged"] as? Int == 1)
+            #expect(try await alice.frames(count: 2).last?.text == #"{"n":1}"#)
+
+            let messages = try await AdminAPITests.call(.GET, baseURL, "/__admin/messages")
+            let events = try #require(messages.object["messageServeEvents"] as? [[String: Any]])
+            #expect(events.first?["message"] as? String == #"{"n":1}"#, "newest first")
+            #expect(events.first?["eventType"] as? String == "sent")
+            #expect(events.count == 4, "two greetings, two notices")
+            #expect(try await AdminAPITests.call(.DELETE, baseURL, "/__admin/messages").status == 200)
+            let cleared = try await AdminAPITests.call(.GET, baseURL, "/__admin/messages")
+            #expect((cleared.object["messageServeEvents"] as? [Any])?.isEmpty == true)
+
+            let bad = try await AdminAPITests.call(
+                .POST, baseURL, "/__admin/channels/send", body: #"{"initiatingRequest": {"url": "/x"}}"#)
+            #expect(bad.status == 422 && bad.text.contains("message is required"), "\(bad.text)")
+            await alice.close()
+            await bob.close()
+        }
+    }
+
     @Test func aRequestThatIsNoValidUpgradeIsAnsweredAsHTTP() async throws {
         try await withStubServer(stubber: Self.stubber()) { baseURL in
             let connection = try await RawConnection.connect(to: baseURL)
