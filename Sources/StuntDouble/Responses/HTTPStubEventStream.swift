@@ -233,11 +233,15 @@ extension HTTPStubEventStream {
     package init?(recorded body: Data, arrivals: [HTTPRecordedExchange.Arrival]) {
         guard let read = Self.events(in: body) else { return nil }
         var previous = 0
+        // Events and arrivals are both in the body's order: one walk through each, not a search per event (a
+        // long recorded stream has as many arrivals as events).
+        var next = arrivals.startIndex
         self.init(
             read.map { event, end in
                 // The event is complete when the blank line after it has arrived; in whole milliseconds, as stub
                 // files write delays, counted from the request so that they do not drift.
-                let time = arrivals.first { $0.byteCount >= end }.map { Self.milliseconds($0.time) } ?? previous
+                while next < arrivals.endIndex, arrivals[next].byteCount < end { next += 1 }
+                let time = next < arrivals.endIndex ? Self.milliseconds(arrivals[next].time) : previous
                 var event = event
                 event.delay = Double(max(0, time - previous)) / 1000
                 previous = max(previous, time)

@@ -278,6 +278,22 @@ import FoundationNetworking
         #expect(read > 600, "enough of them were streams: \(read)")
     }
 
+    /// A long recording (100,000 events, an arrival each) reads back whole: reading walks events and arrivals
+    /// once (a search per event took minutes at this size).
+    @Test(.timeLimit(.minutes(1)))
+    func aLongRecordingReadsBackWhole() throws {
+        var body = Data()
+        var arrivals = [HTTPRecordedExchange.Arrival(byteCount: 0, time: .zero)]
+        for index in 1...100_000 {
+            body.append(contentsOf: "data: token \(index)\n\n".utf8)
+            arrivals.append(.init(byteCount: body.count, time: .milliseconds(index)))
+        }
+        let stream = try #require(HTTPStubEventStream(recorded: body, arrivals: arrivals))
+        #expect(stream.events.count == 100_000)
+        #expect(stream.events.last == HTTPStubEvent(data: "token 100000", delay: 0.001))
+        #expect(stream.events.allSatisfy { $0.delay == 0.001 })
+    }
+
     @Test func whatIsNotACompleteStreamIsNotReadAsOne() {
         #expect(HTTPStubEventStream(recorded: Data("data: a\n\ndata: cut".utf8), arrivals: []) == nil)
         #expect(HTTPStubEventStream(recorded: Data("data: a\n".utf8), arrivals: []) == nil)
