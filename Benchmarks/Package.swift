@@ -7,6 +7,7 @@ import PackageDescription
 //   swift run -c release --package-path Benchmarks JSONBenchmark
 //   swift run -c release --package-path Benchmarks OpenAPIBenchmark
 //   swift run -c release --package-path Benchmarks StreamBenchmark
+//   swift run -c release --package-path Benchmarks WebSocketBenchmark
 let package = Package(
     name: "StuntDoubleBenchmarks",
     platforms: [.macOS(.v13)],
@@ -31,6 +32,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "StreamBenchmark",
+            dependencies: [
+                .product(name: "StuntDouble", package: "StuntDouble"),
+                .product(name: "StuntDoubleServer", package: "StuntDouble"),
+            ]
+        ),
+        .executableTarget(
+            name: "WebSocketBenchmark",
             dependencies: [
                 .product(name: "StuntDouble", package: "StuntDouble"),
                 .product(name: "StuntDoubleServer", package: "StuntDouble"),

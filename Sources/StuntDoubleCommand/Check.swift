@@ -53,7 +53,7 @@ struct Check: AsyncParsableCommand {
                 diagnostics += files.diagnostics
                 if let contract { diagnostics += files.violations(against: contract) }
                 fileCount += files.files.count
-                mappingCount += files.mappingCount
+                mappingCount += files.mappingCount + files.messageMappingCount
             } else {
                 let (found, specs) = StubFiles.read(files: [path], sendsWebhooks: true)
                 diagnostics += found

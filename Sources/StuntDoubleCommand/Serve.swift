@@ -262,6 +262,13 @@ struct Serve: AsyncParsableCommand {
             let note = spec.unsupported.isEmpty ? "" : "  answers 500: uses what StuntDouble does not support yet"
             say("  \(padded)  \(spec.name.map { "\"\($0)\" " } ?? "")(\(spec.file):\(spec.line))\(note)")
         }
+        if !files.messageSpecs.isEmpty {
+            let count = files.messageSpecs.count
+            say("and \(count) WebSocket message stub\(count == 1 ? "" : "s") (ws:// and wss:// on any path):")
+            for spec in files.messageSpecs {
+                say("  \(spec.summary)  \(spec.name.map { "\"\($0)\" " } ?? "")(\(spec.file):\(spec.line))")
+            }
+        }
         let unsupported = files.specs.count { !$0.unsupported.isEmpty }
         if unsupported > 0 {
             say(

@@ -71,11 +71,12 @@ final class ImmediateAnswer: @unchecked Sendable {
             if !body.isEmpty {
                 client?.urlProtocol(urlProtocol, didLoad: body)
             }
-            client?.urlProtocolDidFinishLoading(urlProtocol)
+            // Journaled first: whoever sees the task end sees its journal entry complete.
             journal(nil)
+            client?.urlProtocolDidFinishLoading(urlProtocol)
         case .fail(let error):
-            client?.urlProtocol(urlProtocol, didFailWithError: error)
             journal(error)
+            client?.urlProtocol(urlProtocol, didFailWithError: error)
         }
     }
 

@@ -151,11 +151,12 @@ final class ResponsePlayer: @unchecked Sendable {
                 case .respond(let response, let policy, let body):
                     client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: policy)
                     if !body.isEmpty { client?.urlProtocol(urlProtocol, didLoad: body) }
-                    client?.urlProtocolDidFinishLoading(urlProtocol)
+                    // Journaled first: whoever sees the task end sees its journal entry complete.
                     journal(nil)
+                    client?.urlProtocolDidFinishLoading(urlProtocol)
                 case .fail(let error):
-                    client?.urlProtocol(urlProtocol, didFailWithError: error)
                     journal(error)
+                    client?.urlProtocol(urlProtocol, didFailWithError: error)
                 }
                 return .delivered
             }

@@ -19,8 +19,11 @@ extension HTTPStubber {
         _ request: HTTPIncomingRequest, via path: HTTPDeliveryPath, received: ContinuousClock.Instant = .now
     ) -> (decision: HTTPStubDecision, entry: Int) {
         while true {
-            let (stubs, ignoreRules, mode, recording, gates, timeScale) = state.withLock {
-                ($0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording, $0.gates, $0.eventTimeScale)
+            let (stubs, ignoreRules, mode, recording, gates, timeScale, hasMessageStubs) = state.withLock {
+                (
+                    $0.stubs, $0.ignoreRules, $0.unhandledMode, $0.recording, $0.gates, $0.eventTimeScale,
+                    $0.hasMessageStubs
+                )
             }
             let available = stubs.conditionalCount > 0 ? usage.withLock { $0.availability } : nil
             var decision: HTTPStubDecision
@@ -73,6 +76,10 @@ extension HTTPStubber {
             if let number {
                 if !gates.isEmpty {
                     annotate(decision, to: request, entry: number, gates: gates)
+                }
+                if hasMessageStubs {
+                    let served = if case .stub(let plan) = decision { plan.stub } else { HTTPStubRequest?.none }
+                    requestArrived(request, servedBy: served)
                 }
                 return (decision, number)
             }

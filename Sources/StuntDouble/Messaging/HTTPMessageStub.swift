@@ -24,65 +24,12 @@ public enum HTTPStubMessage: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a message must be for a message stub to answer it (WireMock's message body patterns).
-public struct HTTPMessagePattern: Sendable, CustomStringConvertible {
-    private let test: @Sendable (HTTPStubMessage) -> Bool
-    /// What the pattern asks for, for reports.
-    public let description: String
-
-    /// A pattern from a test of the message.
-    /// - Parameters:
-    ///   - description: What it asks for, for reports.
-    ///   - test: Whether a message matches.
-    public init(_ description: String, _ test: @escaping @Sendable (HTTPStubMessage) -> Bool) {
-        self.description = description
-        self.test = test
-    }
-
-    /// Whether a message matches.
-    /// - Parameter message: The message.
-    /// - Returns: Whether it matches.
-    public func matches(_ message: HTTPStubMessage) -> Bool { test(message) }
-
-    /// Any message.
-    public static let any = HTTPMessagePattern("any message") { _ in true }
-
-    /// A message whose text is this.
-    /// - Parameter text: The text.
-    /// - Returns: The pattern.
-    public static func equalTo(_ text: String) -> HTTPMessagePattern {
-        HTTPMessagePattern("text equal to \(text.debugDescription)") { $0.text == text }
-    }
-
-    /// A message whose text contains this.
-    /// - Parameter text: The text.
-    /// - Returns: The pattern.
-    public static func contains(_ text: String) -> HTTPMessagePattern {
-        HTTPMessagePattern("text containing \(text.debugDescription)") { $0.text.contains(text) }
-    }
-
-    /// A message whose text is JSON equal to this (members in any order; numbers by value).
-    /// - Parameter json: The JSON text.
-    /// - Returns: The pattern.
-    public static func json(_ json: String) -> HTTPMessagePattern {
-        let expected = try? JSONValue.parse(Data(json.utf8))
-        return HTTPMessagePattern("JSON equal to \(json)") { message in
-            guard let expected, let actual = try? JSONValue.parse(Data(message.text.utf8)) else { return false }
-            return actual == expected
-        }
-    }
-
-    /// A binary message of these bytes.
-    /// - Parameter data: The bytes.
-    /// - Returns: The pattern.
-    public static func binary(_ data: Data) -> HTTPMessagePattern {
-        HTTPMessagePattern("\(data.count) bytes") { $0 == .binary(data) }
-    }
-}
-
-/// A stub for WebSocket channels (WireMock's message stub mapping): when a channel opens, or a message arrives on
-/// one, it sends messages (to that channel or to every channel matching a pattern), after delays, or closes the
-/// channel.
+/// A stub for WebSocket channels (WireMock's message stub mapping): when a channel opens, a message arrives on
+/// one, or an HTTP request comes, it sends messages (to that channel or to every channel matching a pattern),
+/// after delays, or closes the channel.
+///
+/// Of the stubs whose trigger matches a message, one acts: the highest ``priority``, then the last added. An HTTP
+/// request or a channel opening sets off every stub whose trigger matches it, in that order.
 ///
 /// ```swift
 /// stubber.add(
@@ -98,6 +45,12 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
         case connect
         /// When a message matching the pattern arrives.
         case message(HTTPMessagePattern)
+        /// When the stubber receives an HTTP request matching the pattern (answered by a stub or not), on any
+        /// delivery path (WireMock's `http-request` trigger). There is no originating channel: send to channels.
+        case request(HTTPRequestPattern)
+        /// When a stub that passes the test answers an HTTP request (WireMock's `http-stub` trigger). There is no
+        /// originating channel: send to channels.
+        case served(@Sendable (HTTPStubRequest) -> Bool)
     }
 
     /// Where a stub sends.
@@ -110,8 +63,8 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
 
     /// What a stub does.
     public enum Action: Sendable {
-        /// Sends a message, made from the trigger's message (`nil` on connect) and the channel's initiating
-        /// request, to a target after a delay in seconds.
+        /// Sends a message, made from the trigger's message (`nil` on connect and for HTTP triggers) and the
+        /// channel's initiating request (or the HTTP request that set it off), to a target after a delay in seconds.
         case send(
             @Sendable (HTTPStubMessage?, HTTPIncomingRequest) -> HTTPStubMessage, to: Target, delay: TimeInterval)
         /// Closes the originating channel with a close code and reason, after a delay in seconds.
@@ -126,12 +79,17 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
 
     /// The stub's name, for reports.
     public let name: String?
+    /// Among stubs matching a message, the highest priority acts (then the last added).
+    public let priority: Int
     private let state = Locked(State())
 
     /// Creates a stub that answers any message on any channel with nothing, until actions are added.
-    /// - Parameter name: A name for reports.
-    public init(name: String? = nil) {
+    /// - Parameters:
+    ///   - name: A name for reports.
+    ///   - priority: Among stubs matching a message, the highest priority acts (then the last added).
+    public init(name: String? = nil, priority: Int = 0) {
         self.name = name
+        self.priority = priority
     }
 
     /// `message stub "echo"`.
@@ -163,6 +121,32 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
         return self
     }
 
+    /// Acts when the stubber receives an HTTP request matching the pattern, whether a stub answers it or not.
+    /// - Parameter pattern: The pattern.
+    /// - Returns: The stub.
+    @discardableResult
+    public func onRequest(_ pattern: HTTPRequestPattern) -> Self {
+        state.withLock { $0.trigger = .request(pattern) }
+        return self
+    }
+
+    /// Acts when a stub answers an HTTP request.
+    /// - Parameter stub: The stub.
+    /// - Returns: The stub.
+    @discardableResult
+    public func onServed(by stub: HTTPStubRequest) -> Self {
+        onServed { [weak stub] in $0 === stub }
+    }
+
+    /// Acts when a stub that passes a test answers an HTTP request.
+    /// - Parameter test: Which stubs.
+    /// - Returns: The stub.
+    @discardableResult
+    public func onServed(where test: @escaping @Sendable (HTTPStubRequest) -> Bool) -> Self {
+        state.withLock { $0.trigger = .served(test) }
+        return self
+    }
+
     /// Sends a message.
     /// - Parameters:
     ///   - message: The message.
@@ -176,7 +160,8 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
         send(to: target, after: delay) { _, _ in message }
     }
 
-    /// Sends a message made from the trigger's message (`nil` on connect) and the channel's initiating request.
+    /// Sends a message made from the trigger's message (`nil` on connect and for HTTP triggers) and the channel's
+    /// initiating request (or the HTTP request that set the stub off).
     /// - Parameters:
     ///   - target: Where; the originating channel by default.
     ///   - delay: Seconds to wait first.
@@ -206,5 +191,14 @@ public final class HTTPMessageStub: Sendable, CustomStringConvertible {
     /// The stub's trigger and actions.
     var definition: (channel: HTTPRequestPattern?, trigger: Trigger, actions: [Action]) {
         state.withLock { ($0.channel, $0.trigger, $0.actions) }
+    }
+}
+
+extension HTTPMessageStub.Action {
+    /// The seconds the action waits after its trigger.
+    var delay: TimeInterval {
+        switch self {
+        case .send(_, _, let delay), .close(_, _, let delay): delay
+        }
     }
 }

@@ -13,6 +13,10 @@ public final class HTTPMessageChannel: Sendable, CustomStringConvertible {
     /// The request that opened it (the WebSocket upgrade).
     public let request: HTTPIncomingRequest
     let deliver: @Sendable (Event) -> Void
+    let openness = Locked(true)
+
+    /// Whether the channel is still open.
+    public var isOpen: Bool { openness.withLock { $0 } }
 
     init(request: HTTPIncomingRequest, deliver: @escaping @Sendable (Event) -> Void) {
         self.request = request
@@ -64,25 +68,38 @@ final class MessageHub: Sendable {
 }
 
 extension HTTPStubber {
-    /// Adds a message stub: channels (WebSocket connections) are answered by it. The last added is tried first.
+    /// Adds a message stub: channels (WebSocket connections) are answered by it. Among stubs of equal priority,
+    /// the last added is tried first.
     /// - Parameter messageStub: The stub.
     public func add(messageStub: HTTPMessageStub) {
         messaging.state.withLock { $0.stubs.append(messageStub) }
+        state.withLock { $0.hasMessageStubs = true }
     }
 
-    /// The message stubs, in the order added.
+    /// Removes a message stub.
+    /// - Parameter messageStub: The stub.
+    public func remove(messageStub: HTTPMessageStub) {
+        let isEmpty = messaging.state.withLock { state in
+            state.stubs.removeAll { $0 === messageStub }
+            return state.stubs.isEmpty
+        }
+        if isEmpty { state.withLock { $0.hasMessageStubs = false } }
+    }
+
+    /// Removes every message stub.
+    public func removeAllMessageStubs() {
+        messaging.state.withLock { $0.stubs = [] }
+        state.withLock { $0.hasMessageStubs = false }
+    }
+
+    /// The message stubs, in the order they are tried: highest priority first, then the last added.
     public var messageStubs: [HTTPMessageStub] {
-        messaging.state.withLock { $0.stubs }
+        Self.precedence(messaging.state.withLock { $0.stubs })
     }
 
     /// The open channels.
     public var channels: [HTTPMessageChannel] {
         messaging.state.withLock { Array($0.channels.values) }
-    }
-
-    /// Every message received from or sent to a channel's client, in order.
-    public var messageJournal: [HTTPMessageJournalEntry] {
-        messaging.state.withLock { $0.journal }
     }
 
     /// Sends a message to every open channel whose initiating request matches a pattern (WireMock's
@@ -98,9 +115,15 @@ extension HTTPStubber {
         send(message, toChannelsWhere: pattern.matches).count
     }
 
-    /// Forgets every message in the message journal.
-    public func resetMessageJournal() {
-        messaging.state.withLock { $0.journal = [] }
+    /// Closes an open channel from the server's side.
+    /// - Parameters:
+    ///   - channel: The channel.
+    ///   - code: The close code (1000, a normal closure, by default).
+    ///   - reason: The reason.
+    public func close(_ channel: HTTPMessageChannel, code: Int = 1000, reason: String = "") {
+        let wasOpen = messaging.state.withLock { $0.channels.removeValue(forKey: channel.id) != nil }
+        channel.openness.withLock { $0 = false }
+        if wasOpen { channel.deliver(.close(code: code, reason: reason)) }
     }
 
     /// Sends a message to every open channel whose initiating request passes a test; returns those channels.
@@ -112,36 +135,9 @@ extension HTTPStubber {
         return targets
     }
 
-    /// The messages received on channels whose initiating request matches `channel`, that match `message`.
-    /// - Parameters:
-    ///   - message: What the messages must be.
-    ///   - channel: Which channels; every one by default.
-    /// - Returns: The journal's entries, in order.
-    public func messages(
-        received message: HTTPMessagePattern, onChannelsMatching channel: HTTPRequestPattern = HTTPRequestPattern()
-    ) -> [HTTPMessageJournalEntry] {
-        messageJournal.filter {
-            $0.direction == .received && channel.matches($0.channel.request) && message.matches($0.message)
-        }
-    }
-
-    /// Checks that channels matching `channel` received a message matching `message`.
-    /// - Parameters:
-    ///   - message: What a message must be.
-    ///   - channel: Which channels; every one by default.
-    /// - Throws: ``HTTPStubberError`` with code `verificationFailed`, quoting the messages received, when none
-    ///   matched.
-    public func verify(
-        received message: HTTPMessagePattern, onChannelsMatching channel: HTTPRequestPattern = HTTPRequestPattern()
-    ) throws(HTTPStubberError) {
-        guard messages(received: message, onChannelsMatching: channel).isEmpty else { return }
-        let received = messageJournal.filter { $0.direction == .received }
-        throw HTTPStubberError(
-            code: .verificationFailed,
-            message: "No message matching \(message) was received on \(channel). "
-                + (received.isEmpty
-                    ? "No message was received at all."
-                    : "Received:\n" + received.map { "- \($0)" }.joined(separator: "\n")))
+    /// Stubs highest priority first, then the last added first.
+    private static func precedence(_ stubs: [HTTPMessageStub]) -> [HTTPMessageStub] {
+        stubs.enumerated().sorted { ($0.element.priority, $0.offset) > ($1.element.priority, $1.offset) }.map(\.element)
     }
 
     // MARK: - For delivery paths
@@ -155,59 +151,92 @@ extension HTTPStubber {
             state.channels[channel.id] = channel
             return state.stubs
         }
-        for stub in stubs.reversed() {
+        for stub in Self.precedence(stubs) {
             let definition = stub.definition
             guard case .connect = definition.trigger, definition.channel?.matches(request) ?? true else { continue }
-            act(definition.actions, of: stub, on: channel, message: nil)
+            act(definition.actions, of: stub, on: channel, message: nil, request: request)
         }
         return channel
     }
 
-    /// A message from a channel's client: journaled, and answered by the last added stub that matches it.
+    /// A message from a channel's client: journaled, and answered by the stub that matches it first.
     package func receive(_ message: HTTPStubMessage, on channel: HTTPMessageChannel) {
         let stubs = messaging.state.withLock { $0.stubs }
-        let stub = stubs.reversed().first { stub in
+        let stub = Self.precedence(stubs).first { stub in
             let definition = stub.definition
             guard case .message(let pattern) = definition.trigger else { return false }
             return (definition.channel?.matches(channel.request) ?? true) && pattern.matches(message)
         }
         journal(.received, message, on: channel, stub: stub)
-        if let stub { act(stub.definition.actions, of: stub, on: channel, message: message) }
+        if let stub {
+            act(stub.definition.actions, of: stub, on: channel, message: message, request: channel.request)
+        }
+    }
+
+    /// An HTTP request the stubber decided on (and the stub that answers it): every message stub it sets off
+    /// acts, in precedence order.
+    func requestArrived(_ request: HTTPIncomingRequest, servedBy stub: HTTPStubRequest?) {
+        let stubs = messaging.state.withLock { $0.stubs }
+        for messageStub in Self.precedence(stubs) {
+            let definition = messageStub.definition
+            switch definition.trigger {
+            case .request(let pattern) where pattern.matches(request):
+                act(definition.actions, of: messageStub, on: nil, message: nil, request: request)
+            case .served(let test) where stub.map(test) == true:
+                act(definition.actions, of: messageStub, on: nil, message: nil, request: request)
+            default:
+                continue
+            }
+        }
     }
 
     /// The channel's client left, or it was closed.
     package func closeChannel(_ channel: HTTPMessageChannel) {
         _ = messaging.state.withLock { $0.channels.removeValue(forKey: channel.id) }
+        channel.openness.withLock { $0 = false }
     }
 
+    /// Runs a stub's actions: each one's delay counts from the trigger; they run in order. Those due at once run
+    /// before this returns, so that messages on a channel are answered in the order they came. With no
+    /// originating channel (an HTTP trigger), actions aimed at it are skipped, as WireMock skips them.
     private func act(
-        _ actions: [HTTPMessageStub.Action], of stub: HTTPMessageStub, on channel: HTTPMessageChannel,
-        message: HTTPStubMessage?
+        _ actions: [HTTPMessageStub.Action], of stub: HTTPMessageStub, on channel: HTTPMessageChannel?,
+        message: HTTPStubMessage?, request: HTTPIncomingRequest
     ) {
-        guard !actions.isEmpty else { return }
         let start = ContinuousClock.now
-        Task {
-            // Each action's delay counts from the trigger; they run in order.
-            for action in actions {
-                switch action {
-                case .send(let make, let target, let delay):
-                    try? await Task.sleep(until: start + .seconds(delay), clock: .continuous)
-                    let sent = make(message, channel.request)
-                    switch target {
-                    case .originating:
-                        deliver(sent, to: channel, from: stub)
-                    case .channels(let pattern):
-                        let targets = messaging.state.withLock {
-                            $0.channels.values.filter { pattern.matches($0.request) }
-                        }
-                        for target in targets { deliver(sent, to: target, from: stub) }
-                    }
-                case .close(let code, let reason, let delay):
-                    try? await Task.sleep(until: start + .seconds(delay), clock: .continuous)
-                    closeChannel(channel)
-                    channel.deliver(.close(code: code, reason: reason))
-                }
+        var remaining = actions[...]
+        while let action = remaining.first, action.delay <= 0 {
+            perform(action, of: stub, on: channel, message: message, request: request)
+            remaining = remaining.dropFirst()
+        }
+        guard !remaining.isEmpty else { return }
+        Task { [remaining] in
+            for action in remaining {
+                if action.delay > 0 { try? await Task.sleep(until: start + .seconds(action.delay), clock: .continuous) }
+                perform(action, of: stub, on: channel, message: message, request: request)
             }
+        }
+    }
+
+    private func perform(
+        _ action: HTTPMessageStub.Action, of stub: HTTPMessageStub, on channel: HTTPMessageChannel?,
+        message: HTTPStubMessage?, request: HTTPIncomingRequest
+    ) {
+        switch action {
+        case .send(let make, let target, _):
+            switch target {
+            case .originating:
+                guard let channel else { return }
+                deliver(make(message, request), to: channel, from: stub)
+            case .channels(let pattern):
+                let targets = messaging.state.withLock { $0.channels.values.filter { pattern.matches($0.request) } }
+                guard !targets.isEmpty else { return }
+                let sent = make(message, request)
+                for target in targets { deliver(sent, to: target, from: stub) }
+            }
+        case .close(let code, let reason, _):
+            guard let channel else { return }
+            close(channel, code: code, reason: reason)
         }
     }
 

@@ -50,6 +50,8 @@ public final class HTTPStubber: Sendable {
         var gates: [HTTPRequestGate] = []
         /// How event streams' delays play (``HTTPStubber/eventTimeScale``).
         var eventTimeScale = 1.0
+        /// Whether message stubs exist: only then may an HTTP request set one off.
+        var hasMessageStubs = false
     }
 
     /// The stubs, ignore rules, mode and recording: read as one snapshot by `decide`, outside every other lock.

@@ -2,14 +2,32 @@ import Foundation
 import StuntDouble
 import StuntDoubleWireMock
 
-/// WireMock 4's channel and message journal endpoints, for the server's WebSocket channels:
-/// `GET /__admin/channels`, `POST /__admin/channels/send`, `GET` and `DELETE /__admin/messages`.
+/// WireMock 4's channel endpoints, for the server's WebSocket channels: `GET /__admin/channels` (and one by id),
+/// `DELETE /__admin/channels/{id}`, `POST /__admin/channels/send`.
 extension AdminAPI {
     /// `GET /__admin/channels`: the open channels.
     func listChannels() -> AdminResponse {
         let channels = stubber.channels.map(Self.channelJSON)
         return .json(
             .object([("channels", .array(channels)), ("meta", .object([("total", .number(channels.count))]))]))
+    }
+
+    /// `GET /__admin/channels/{id}`.
+    func channel(_ idText: String) -> AdminResponse {
+        guard let channel = openChannel(idText) else { return .error(404, "No open channel has the id \(idText).") }
+        return .json(Self.channelJSON(channel))
+    }
+
+    /// `DELETE /__admin/channels/{id}`: closes the channel with 1000, "Closed by server" (as WireMock).
+    func closeChannel(_ idText: String) -> AdminResponse {
+        guard let channel = openChannel(idText) else { return .error(404, "No open channel has the id \(idText).") }
+        stubber.close(channel, code: 1000, reason: "Closed by server")
+        return .json(.object([]))
+    }
+
+    private func openChannel(_ idText: String) -> HTTPMessageChannel? {
+        guard let id = UUID(uuidString: idText) else { return nil }
+        return stubber.channels.first { $0.id == id }
     }
 
     /// `POST /__admin/channels/send`: a message to every open channel whose opening request matches
@@ -43,18 +61,6 @@ extension AdminAPI {
             ]))
     }
 
-    /// `GET /__admin/messages`: the message journal, newest first.
-    func listMessages() -> AdminResponse {
-        let events = stubber.messageJournal.reversed().map(Self.messageJSON)
-        return .json(.object([("messageServeEvents", .array(events)), ("messageJournalDisabled", .bool(false))]))
-    }
-
-    /// `DELETE /__admin/messages`: forgets the message journal.
-    func clearMessages() -> AdminResponse {
-        stubber.resetMessageJournal()
-        return .json(.object([]))
-    }
-
     /// A message body as WireMock's admin API writes one: text, `{"data": text or JSON}`, `{"base64Data": ...}`.
     private static func message(_ node: JSONNode?) -> HTTPStubMessage? {
         guard let node else { return nil }
@@ -69,21 +75,11 @@ extension AdminAPI {
         return nil
     }
 
-    private static func channelJSON(_ channel: HTTPMessageChannel) -> JSONNode {
+    static func channelJSON(_ channel: HTTPMessageChannel) -> JSONNode {
         .object([
-            ("type", .string("websocket")), ("id", .string(channel.id.uuidString.lowercased())), ("open", .bool(true)),
+            ("type", .string("websocket")), ("id", .string(channel.id.uuidString.lowercased())),
+            ("open", .bool(channel.isOpen)),
             ("initiatingRequest", AdminJSON.loggedRequest(channel.request, at: Date(), clientIP: "127.0.0.1")),
         ])
-    }
-
-    private static func messageJSON(_ entry: HTTPMessageJournalEntry) -> JSONNode {
-        var members: [(String, JSONNode)] = [
-            ("id", .string(entry.id.uuidString.lowercased())), ("eventType", .string(entry.direction.rawValue)),
-            ("channel", channelJSON(entry.channel)), ("message", .string(entry.message.text)),
-            ("wasMatched", .bool(entry.direction == .sent || entry.stub != nil)),
-            ("timestamp", .string(AdminJSON.isoDate(entry.date))),
-        ]
-        if let name = entry.stub?.name, entry.direction == .received { members.append(("stubName", .string(name))) }
-        return .object(members)
     }
 }

@@ -40,6 +40,7 @@ extension AdminAPI {
             return .json(AdminJSON.errors(error.diagnostics), status: 422)
         }
         stubber.clearJournal()
+        stubber.resetMessageJournal()
         stubber.resetState()
         core.clients.withLockedValue { $0.removeAll() }
         core.webhooks.clear()

@@ -137,14 +137,71 @@ struct AdminRoute: Sendable {
         },
         AdminRoute("DELETE", "mappings/{id}", "Removes a mapping") { api, call in api.removeMapping(call.parameters[0])
         },
-        // WebSocket channels and their messages: AdminAPI+Channels.swift.
+        // Message stub mappings (WebSocket stubs): AdminAPI+MessageMappings.swift.
+        AdminRoute("GET", "message-mappings", "Every message mapping, in the order tried (limit, offset)") {
+            api, call in api.listMessageMappings(call.request)
+        },
+        AdminRoute("POST", "message-mappings", "Adds a message mapping", takes: .json) { api, call in
+            api.createMessageMapping(call.body)
+        },
+        AdminRoute("DELETE", "message-mappings", "Removes every message mapping") { api, _ in
+            api.removeAllMessageMappings()
+        },
+        AdminRoute(
+            "POST", "message-mappings/find-by-metadata", "The message mappings whose metadata a pattern matches",
+            takes: .json
+        ) { api, call in api.messageMappings(byMetadata: call.body) },
+        AdminRoute(
+            "POST", "message-mappings/remove-by-metadata",
+            "Removes the message mappings whose metadata a pattern matches", takes: .json
+        ) { api, call in api.messageMappings(byMetadata: call.body, removing: true) },
+        AdminRoute("GET", "message-mappings/{id}", "One message mapping") { api, call in
+            api.messageMapping(call.parameters[0])
+        },
+        AdminRoute("PUT", "message-mappings/{id}", "Replaces a message mapping", takes: .json) { api, call in
+            api.replaceMessageMapping(call.parameters[0], with: call.body)
+        },
+        AdminRoute("DELETE", "message-mappings/{id}", "Removes a message mapping") { api, call in
+            api.removeMessageMapping(call.parameters[0])
+        },
+        // WebSocket channels: AdminAPI+Channels.swift.
         AdminRoute("GET", "channels", "The open WebSocket channels") { api, _ in api.listChannels() },
         AdminRoute(
             "POST", "channels/send", "Sends a message to the channels whose opening request a pattern matches",
             takes: .json
         ) { api, call in api.sendToChannels(call.body) },
+        AdminRoute("GET", "channels/{id}", "One open channel") { api, call in api.channel(call.parameters[0]) },
+        AdminRoute("DELETE", "channels/{id}", "Closes a channel (1000, \"Closed by server\")") { api, call in
+            api.closeChannel(call.parameters[0])
+        },
+        // The message journal: AdminAPI+Messages.swift.
         AdminRoute("GET", "messages", "The message journal, newest first") { api, _ in api.listMessages() },
         AdminRoute("DELETE", "messages", "Clears the message journal") { api, _ in api.clearMessages() },
+        AdminRoute("POST", "messages/count", "How many messages a message pattern matches", takes: .json) {
+            api, call in api.countMessages(call.body)
+        },
+        AdminRoute("POST", "messages/find", "The messages a message pattern matches, oldest first", takes: .json) {
+            api, call in api.findMessages(call.body)
+        },
+        AdminRoute("POST", "messages/remove", "Removes the messages a message pattern matches", takes: .json) {
+            api, call in api.removeMessages(call.body)
+        },
+        AdminRoute(
+            "POST", "messages/remove-by-metadata", "Removes the messages of stubs whose metadata a pattern matches",
+            takes: .json
+        ) { api, call in api.removeMessages(byMetadata: call.body) },
+        AdminRoute(
+            "POST", "messages/wait", "The first message a pattern matches, waiting up to timeoutMillis", takes: .json
+        ) { api, call in await api.waitForMessage(call.body) },
+        AdminRoute(
+            "POST", "messages/wait-for-count", "Waits up to timeoutMillis for count messages a pattern matches",
+            takes: .json
+        ) { api, call in await api.waitForMessageCount(call.body) },
+        AdminRoute("GET", "messages/{id}", "One message event, or null") { api, call in api.message(call.parameters[0])
+        },
+        AdminRoute("DELETE", "messages/{id}", "Removes one message event") { api, call in
+            api.removeMessage(call.parameters[0])
+        },
         // The journal: AdminAPI+Requests.swift.
         AdminRoute("GET", "requests", "The journal, newest first (limit, since)") { api, call in
             api.listRequests(call.request)

@@ -61,6 +61,8 @@ final class MappingStore: Sendable {
 
     let stubber: HTTPStubber
     private let state = NIOLockedValueBox(State())
+    /// The message stub mappings (`message-mappings/`), read and reset with the others.
+    let messages: MessageMappingStore
 
     /// What a mapping that uses a feature StuntDouble lacks becomes.
     let unsupportedFeatures: StubFiles.UnsupportedFeatures
@@ -73,6 +75,7 @@ final class MappingStore: Sendable {
         templating: StubFiles.ResponseTemplating
     ) {
         self.stubber = stubber
+        messages = MessageMappingStore(stubber: stubber)
         self.unsupportedFeatures = unsupportedFeatures
         self.templating = templating
     }
@@ -103,6 +106,7 @@ final class MappingStore: Sendable {
             state.isReadOnly = isReadOnly
             state.entries += entries
         }
+        messages.add(files.messageSpecs)
         return files
     }
 
@@ -233,13 +237,15 @@ final class MappingStore: Sendable {
     }
 
     /// Removes every mapping and loads the root folder's files again (`POST /__admin/mappings/reset`), but for
-    /// the mappings the admin API removed from them.
+    /// the mappings the admin API removed from them; message mappings too (all of their files: WireMock never
+    /// deletes those).
     func reset() throws(HTTPStubberError) {
         let removed = state.withLockedValue { state in
             defer { state.entries = [] }
             return state.entries
         }
         for entry in removed { stubber.remove(stub: entry.stub) }
+        messages.removeAll()
         let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
         if let root {
             _ = try load(root: root, displayPath: display, isReadOnly: isReadOnly)

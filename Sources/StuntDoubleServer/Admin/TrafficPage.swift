@@ -2,8 +2,8 @@ import Foundation
 import StuntDoubleWireMock
 
 /// The page at `/__admin/`: the stubs, the live journal (method, URL, status, the stub that answered,
-/// timing), for each unmatched request the near-miss report with what differed, and the webhooks stubs fired
-/// with what became of each. Plain HTML with a
+/// timing), for each unmatched request the near-miss report with what differed, the WebSocket channels with their
+/// messages both ways, and the webhooks stubs fired with what became of each. Plain HTML with a
 /// little script that asks the admin API for news every second; nothing outside the server is loaded.
 enum TrafficPage {
     static func response(token: String?) -> AdminResponse {
@@ -34,7 +34,7 @@ enum TrafficPage {
           tr.unmatched { background: #fff6ed; cursor: pointer; }
           tr.unmatched:hover { background: #ffead5; }
           tr.violation { background: #fdf0f0; }
-          pre.report, pre.events { background: #f8f9fb; border: 1px solid var(--line); padding: 10px 12px; margin: 4px 0 10px;
+          pre.report, pre.events, pre.messages { background: #f8f9fb; border: 1px solid var(--line); padding: 10px 12px; margin: 4px 0 10px;
                        white-space: pre-wrap; font-size: 12.5px; }
           .empty { color: var(--muted); font-style: italic; }
           #status { margin-left: auto; color: var(--muted); font-size: 12px; }
@@ -51,6 +51,11 @@ enum TrafficPage {
           <table id="requests">
             <thead><tr><th>#</th><th>Time</th><th>Method</th><th>URL</th><th>Status</th><th>Answered by</th><th>Took</th></tr></thead>
             <tbody><tr><td colspan="7" class="empty">No requests yet.</td></tr></tbody>
+          </table>
+          <h2>WebSocket channels <span class="stat" style="font-weight:400;color:var(--muted)">newest first; each with its messages, oldest first</span></h2>
+          <table id="channels">
+            <thead><tr><th>Opened by</th><th>State</th><th>Messages</th></tr></thead>
+            <tbody><tr><td colspan="3" class="empty">No channels.</td></tr></tbody>
           </table>
           <h2>Webhooks <span class="stat" style="font-weight:400;color:var(--muted)">sent after responses; newest first</span></h2>
           <table id="webhooks">
@@ -182,6 +187,45 @@ enum TrafficPage {
           }
         }
 
+        // Channels: the open ones and those the message journal names, each with its messages (⇠ from the client,
+        // ⇢ to it) and the stub that answered.
+        function renderChannels(open, events) {
+          const channels = new Map();
+          for (const channel of open) channels.set(channel.id, { channel, messages: [] });
+          for (const event of [...events].reverse()) {
+            const entry = channels.get(event.channel.id) || { channel: event.channel, messages: [] };
+            entry.messages.push(event);
+            channels.set(event.channel.id, entry);
+          }
+          const body = document.querySelector("#channels tbody");
+          body.replaceChildren();
+          if (channels.size === 0) {
+            const row = body.insertRow();
+            cell(row, "No channels.", "empty").colSpan = 3;
+            return;
+          }
+          for (const { channel, messages } of [...channels.values()].reverse()) {
+            const row = body.insertRow();
+            const request = channel.initiatingRequest || {};
+            cell(row, (request.absoluteUrl || request.url || "").replace(/^http/, "ws"), "mono");
+            const stillOpen = open.some(c => c.id === channel.id);
+            cell(row, stillOpen ? "open" : "closed", stillOpen ? "mono s2" : "mono s3");
+            const list = cell(row, "");
+            if (messages.length === 0) {
+              list.textContent = "none yet";
+              list.className = "empty";
+              continue;
+            }
+            const pre = document.createElement("pre");
+            pre.className = "messages";
+            pre.textContent = messages.map(m => new Date(m.timestamp).toLocaleTimeString() + "  "
+              + (m.eventType === "received" ? "⇠ client " : "⇢ client ") + " " + (m.message ?? "")
+              + (m.eventType === "received" && !m.wasMatched ? "   (no stub matched)" : "")
+              + (m.stubMapping && m.stubMapping.name ? "   (" + m.stubMapping.name + ")" : "")).join("\n");
+            list.appendChild(pre);
+          }
+        }
+
         function renderStubs(mappings, swiftStubs) {
           const body = document.querySelector("#stubs tbody");
           body.replaceChildren();
@@ -212,9 +256,11 @@ enum TrafficPage {
 
         async function refresh() {
           try {
-            const [journal, mappings, swift, webhooks] = await Promise.all(
-              [api("/requests?limit=200"), api("/mappings"), api("/stuntdouble/stubs"), api("/stuntdouble/webhooks")]);
+            const [journal, mappings, swift, webhooks, channels, messages] = await Promise.all(
+              [api("/requests?limit=200"), api("/mappings"), api("/stuntdouble/stubs"), api("/stuntdouble/webhooks"),
+               api("/channels"), api("/messages")]);
             renderRequests(journal.requests);
+            renderChannels(channels.channels, messages.messageServeEvents.slice(0, 500));
             renderWebhooks(webhooks.webhooks);
             renderStubs(mappings.mappings, swift.stubs);
             const unmatched = journal.requests.filter(event => !event.wasMatched).length;

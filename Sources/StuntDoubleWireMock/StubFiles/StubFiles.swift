@@ -22,9 +22,14 @@ public struct StubFiles: Sendable {
     /// The mappings that can be served, in the order they are added (files sorted by path, then in the order
     /// written): at equal priority, the last one added wins.
     package let specs: [MappingSpec]
+    /// The message stub mappings (WireMock 4's WebSocket stubs, `message-mappings/*.json`), in file order.
+    package let messageSpecs: [MessageMappingSpec]
 
     /// How many mappings can be served.
     public var mappingCount: Int { specs.count }
+
+    /// How many message stub mappings (from `message-mappings/`) can be served.
+    public var messageMappingCount: Int { messageSpecs.count }
 
     /// The problems that stop the files being served.
     public var errors: [StubFileDiagnostic] { diagnostics.filter { $0.severity == .error } }
@@ -140,6 +145,14 @@ public struct StubFiles: Sendable {
             mappingsFolder = root
             mappingsDisplay = displayPath
             filesFolder = root.deletingLastPathComponent().appendingPathComponent("__files")
+        } else if fileManager.fileExists(
+            atPath: root.appendingPathComponent("message-mappings").path, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        {
+            // A root of WebSocket stubs only.
+            mappingsFolder = root.appendingPathComponent("mappings")
+            mappingsDisplay = Self.join(displayPath, "mappings")
+            filesFolder = root.appendingPathComponent("__files")
         } else {
             let exists = fileManager.fileExists(atPath: root.path, isDirectory: &isDirectory)
             diagnostics.append(
@@ -150,6 +163,7 @@ public struct StubFiles: Sendable {
                         : "no mappings/ folder here: stub files live in ROOT/mappings/*.json, bodies in ROOT/__files/"))
             self.diagnostics = diagnostics
             self.specs = []
+            self.messageSpecs = []
             self.files = []
             return
         }
@@ -173,9 +187,61 @@ public struct StubFiles: Sendable {
             diagnostics += reader.diagnostics
             specs += reader.specs
         }
+        let messagesFolder = filesFolder.deletingLastPathComponent().appendingPathComponent("message-mappings")
+        let messagesDisplay = Self.join(
+            mappingsDisplay.hasSuffix("mappings") ? String(mappingsDisplay.dropLast("mappings".count)) : displayPath,
+            "message-mappings")
+        var messageSpecs: [MessageMappingSpec] = []
+        for relative in Self.jsonFiles(in: messagesFolder) {
+            let display = Self.join(messagesDisplay, relative)
+            files.append(display)
+            let read = Self.readMessageFile(
+                at: messagesFolder.appendingPathComponent(relative), display: display, filesFolder: filesFolder,
+                templating: templating)
+            diagnostics += read.diagnostics
+            messageSpecs += read.specs
+        }
         self.diagnostics = diagnostics
         self.specs = specs
+        self.messageSpecs = messageSpecs
         self.files = files
+    }
+
+    /// Reads one message mapping file (`message-mappings/*.json`).
+    private static func readMessageFile(
+        at url: URL, display: String, filesFolder: URL?, templating: ResponseTemplating
+    ) -> (diagnostics: [StubFileDiagnostic], specs: [MessageMappingSpec]) {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            return (
+                [
+                    StubFileDiagnostic(
+                        severity: .error, file: display, line: 1, column: 1, field: nil,
+                        message: "the file cannot be read (check its permissions)")
+                ], []
+            )
+        }
+        var reader = StubFileReader(file: display, bytes: Array(data), filesDirectory: filesFolder)
+        reader.templating = templating
+        reader.readMessageFile()
+        return (reader.diagnostics, reader.messageSpecs)
+    }
+
+    /// Reads one message mapping (or `{"messageMappings": [...]}`) from JSON text, as the admin API receives it.
+    /// - Parameters:
+    ///   - json: The text.
+    ///   - name: How diagnostics name it.
+    ///   - filesDirectory: The `__files` folder for `filePath`, if any.
+    ///   - templating: What rendering templates reads.
+    /// - Returns: The mappings (none when there are errors) and every diagnostic.
+    package static func readMessageMappings(
+        json: Data, name: String, filesDirectory: URL?, templating: ResponseTemplating = .local
+    ) -> (specs: [MessageMappingSpec], diagnostics: [StubFileDiagnostic]) {
+        var reader = StubFileReader(file: name, bytes: Array(json), filesDirectory: filesDirectory)
+        reader.templating = templating
+        reader.refusesUnknownFields = true
+        reader.readMessageFile()
+        let hasErrors = reader.diagnostics.contains { $0.severity == .error }
+        return (hasErrors ? [] : reader.messageSpecs, reader.diagnostics)
     }
 
     /// Reads stub files given one by one (for checking them), as diagnostics will name them. A file in a
@@ -207,13 +273,22 @@ public struct StubFiles: Sendable {
                 continue
             }
             var filesFolder: URL?
+            var isMessageFile = false
             var folder = url.deletingLastPathComponent()
             while folder.path != "/" && !folder.path.isEmpty {
-                if folder.lastPathComponent == "mappings" {
+                if folder.lastPathComponent == "mappings" || folder.lastPathComponent == "message-mappings" {
                     filesFolder = folder.deletingLastPathComponent().appendingPathComponent("__files")
+                    isMessageFile = folder.lastPathComponent == "message-mappings"
                     break
                 }
                 folder = folder.deletingLastPathComponent()
+            }
+            if isMessageFile {
+                diagnostics +=
+                    readMessageFile(
+                        at: url, display: path, filesFolder: filesFolder, templating: .local
+                    ).diagnostics
+                continue
             }
             var reader = StubFileReader(file: path, bytes: Array(data), filesDirectory: filesFolder)
             reader.sendsWebhooks = sendsWebhooks
@@ -246,6 +321,7 @@ public struct StubFiles: Sendable {
         reader.read()
         diagnostics = reader.diagnostics
         specs = reader.specs
+        messageSpecs = []
         files = [name]
     }
 
@@ -338,6 +414,9 @@ extension HTTPStubber {
                 StubMapping(
                     id: spec.id, name: spec.name, priority: spec.priority, stub: stub, file: spec.file, line: spec.line,
                     requestSummary: "\(spec.method?.rawValue ?? "ANY") \(spec.urlSummary)"))
+        }
+        for spec in files.messageSpecs {
+            add(messageStub: spec.makeStub())
         }
         return mappings
     }

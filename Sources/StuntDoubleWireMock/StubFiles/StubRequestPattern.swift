@@ -50,6 +50,11 @@ package struct StubValuePattern: Sendable {
         pattern.matches(text)
     }
 
+    /// Whether bytes satisfy the pattern: `binaryEqualTo` compares them, the others read them as UTF-8.
+    package func matches(body: Data?) -> Bool {
+        pattern.matches(body: body)
+    }
+
     /// Reads a pattern; `nil` and the diagnostics when it has errors.
     package static func read(_ data: Data, name: String) -> (
         pattern: StubValuePattern?, diagnostics: [StubFileDiagnostic]

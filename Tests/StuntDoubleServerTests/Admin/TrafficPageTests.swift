@@ -100,6 +100,33 @@ import Testing
     }
 
     @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
+    func webSocketChannelsShowTheirMessagesBothWays() async throws {
+        let stubber = HTTPStubber()
+        stubber.add(
+            messageStub: HTTPMessageStub(name: "echo").onMessage(.equalTo("ping")).send(.text("pong from the stub")))
+        stubber.add(stub: HTTPStubRequest(name: "health").match(URI: "/health").stub(for: .get, json: "{}"))
+        let server = HTTPStubServer(stubber: stubber)
+        let baseURL = try await server.start()
+        _ = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL.absoluteString + "/health"), timeout: .seconds(30))
+        let (chat, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/chat/room-9")
+        try await chat.send(text: "ping")
+        try await chat.send(text: "nobody answers this")
+        #expect(try await chat.frames(count: 1).map(\.text) == ["pong from the stub"])
+        let result = try await ChildProcess.run(
+            Self.scripts.appendingPathComponent("traffic-page-check").path,
+            [
+                baseURL.absoluteString, "--expect-messages", "/chat/room-9",
+                "--expect-messages", #"⇠ client  ping   (message stub "echo")"#,
+                "--expect-messages", "⇢ client  pong from the stub",
+                "--expect-messages", "⇠ client  nobody answers this   (no stub matched)",
+            ], timeout: .seconds(120))
+        await chat.close()
+        await server.stop()
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+    }
+
+    @Test(.enabled(if: chromiumInstalled, "Chromium is not installed (apt-get install chromium; CI does)"))
     func aStubsAnswerThatBreaksTheOpenAPIDocumentShowsUnderItsRequest() async throws {
         let stubber = HTTPStubber()
         stubber.add(

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOWebSocket
 import Testing
 
 /// The `stuntdouble` command, run as a process: `serve` and `check`.
@@ -28,6 +29,15 @@ import Testing
             HTTPClientRequest(url: baseURL + "/nope"), timeout: .seconds(30))
         #expect(missing.status == .notFound)
 
+        // The bundled WebSocket example, as the README shows it.
+        #expect(output.contains("and 3 WebSocket message stubs"), "\(output)")
+        let (chat, _) = try await WebSocketTestClient.connect(to: URL(string: baseURL)!, path: "/chat")
+        try await chat.send(text: "hi")
+        try await chat.send(text: "bye")
+        let frames = try await chat.frames(count: 4)
+        #expect(frames.prefix(3).map(\.text) == ["welcome to the chat", "you said: hi", "see you"])
+        #expect(frames.last?.opcode == .connectionClose && frames.last?.closeCode == 1000)
+        await chat.close()
         #expect(try await serve.waitForOutput { $0.contains("GET /nope → 404 unmatched") }, "\(serve.standardOutput)")
         #expect(serve.standardOutput.contains(#"GET /users/mark/repos → 200 stub "a user's repositories"#))
         serve.signal(SIGTERM)
@@ -120,7 +130,7 @@ import Testing
                 .appendingPathComponent("StuntDouble_StuntDoubleCommand.resources/Examples"))
         let clean = try await CommandProcess.run(["check", examples.path])
         #expect(clean.status == 0, "\(clean.output)\(clean.error)")
-        #expect(clean.output.contains("checked 3 files: 0 errors, 0 warnings"))
+        #expect(clean.output.contains("checked 4 files: 0 errors, 0 warnings"))
 
         let root = try root([
             "mappings/typo.json": """

@@ -64,8 +64,11 @@ final class WebSocketTestClient: Sendable {
 
     /// Connects to `path` on a server and completes the opening handshake.
     /// - Returns: The client, and the server's handshake answer (its status line and headers).
-    /// With `trusting`, over TLS (`wss://`), trusting the certificates of that PEM file.
-    static func connect(to baseURL: URL, path: String, trusting authority: URL? = nil) async throws -> (
+    /// With `trusting`, over TLS (`wss://`), trusting the certificates of that PEM file; `headers` go in the
+    /// opening request.
+    static func connect(
+        to baseURL: URL, path: String, headers: [(String, String)] = [], trusting authority: URL? = nil
+    ) async throws -> (
         client: WebSocketTestClient, head: String
     ) {
         let inbox = Inbox()
@@ -92,7 +95,8 @@ final class WebSocketTestClient: Sendable {
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let request =
             "GET \(path) HTTP/1.1\r\nHost: \(baseURL.host!):\(baseURL.port!)\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request))
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {

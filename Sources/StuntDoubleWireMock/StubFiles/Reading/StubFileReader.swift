@@ -29,6 +29,8 @@ struct StubFileReader {
     /// How many of the diagnostics are errors (counted as they come: a file may have thousands).
     private(set) var errorCount = 0
     private(set) var specs: [MappingSpec] = []
+    /// The message mappings read by ``readMessageFile()``.
+    var messageSpecs: [MessageMappingSpec] = []
 
     init(
         file: String, bytes: [UInt8], filesDirectory: URL?, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse
@@ -81,24 +83,7 @@ struct StubFileReader {
 
     /// Reads the file: one mapping, or `{"mappings": [...]}`.
     mutating func read() {
-        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
-            report(.error, at: 0, field: nil, "the file is empty: write one mapping, or {\"mappings\": [...]}")
-            return
-        }
-        let parser = JSONParser(bytes: bytes, options: .wireMock)
-        let root: JSONNode
-        do {
-            let (value, trailing) = try parser.parseDocument()
-            root = value
-            if let trailing {
-                report(
-                    .warning, at: trailing, field: nil,
-                    "text after the mapping is ignored (as WireMock ignores it); remove it")
-            }
-        } catch {
-            report(.error, at: error.offset, field: nil, "the file is not valid JSON: \(error.reason)")
-            return
-        }
+        guard let root = parseRoot(what: "one mapping, or {\"mappings\": [...]}") else { return }
         guard let written = root.members else {
             error(root, nil, "a stub file holds one mapping object, or {\"mappings\": [...]}; found \(root.kindName)")
             return
@@ -125,6 +110,27 @@ struct StubFileReader {
             }
         } else if let spec = readMapping(root, field: "", index: 0) {
             specs.append(spec)
+        }
+    }
+
+    /// The file's JSON, or `nil` (and an error) when it is empty or no JSON; `what` says what it should hold.
+    mutating func parseRoot(what: String) -> JSONNode? {
+        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            report(.error, at: 0, field: nil, "the file is empty: write \(what)")
+            return nil
+        }
+        let parser = JSONParser(bytes: bytes, options: .wireMock)
+        do {
+            let (value, trailing) = try parser.parseDocument()
+            if let trailing {
+                report(
+                    .warning, at: trailing, field: nil,
+                    "text after the mapping is ignored (as WireMock ignores it); remove it")
+            }
+            return value
+        } catch {
+            report(.error, at: error.offset, field: nil, "the file is not valid JSON: \(error.reason)")
+            return nil
         }
     }
 
