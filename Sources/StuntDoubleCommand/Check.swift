@@ -16,18 +16,27 @@ struct Check: AsyncParsableCommand {
 
             With --openapi, every mapping is also checked against an OpenAPI document: the document must have \
             the operation the mapping answers, and the mapping's response must keep to it (status, media type, \
-            body schema, required headers). Drift between recordings and the API shows without the network.
+            body schema, required headers). Drift between recordings and the API shows without the network. \
+            The document's own deviations from the specification (which serve reads as they mean) are warnings.
 
             Examples:
               stuntdouble check Tests/Stubs mappings/extra.json
               stuntdouble check --openapi openapi.yaml Tests/Stubs
+              stuntdouble check --openapi openapi.yaml
             """)
 
     @Option(name: .customLong("openapi"), help: "An OpenAPI document (3.0 or 3.1) the mappings must keep to.")
     var openAPI: String?
 
-    @Argument(help: "Root folders, mappings/ folders or mapping files.")
-    var paths: [String]
+    @Argument(help: "Root folders, mappings/ folders or mapping files (none: only the --openapi document).")
+    var paths: [String] = []
+
+    func validate() throws {
+        if paths.isEmpty && openAPI == nil {
+            throw ValidationError(
+                "Give stub files to check (a root folder, a mappings/ folder or files), or --openapi.")
+        }
+    }
 
     func run() async throws {
         defer { OutputSink.flushAll() }
@@ -41,7 +50,18 @@ struct Check: AsyncParsableCommand {
             }
         }
         var diagnostics: [StubFileDiagnostic] = []
-        var fileCount = 0
+        if let contract, let openAPI {
+            // The document's deviations, named from the path given (its files are named from its folder).
+            let folder = (openAPI as NSString).deletingLastPathComponent
+            diagnostics += contract.deviations.map { deviation in
+                StubFileDiagnostic(
+                    severity: .warning,
+                    file: folder.isEmpty ? deviation.location.file : folder + "/" + deviation.location.file,
+                    line: deviation.location.line, column: deviation.location.column, field: nil,
+                    message: deviation.message + " (serve reads it so; --strict refuses it)")
+            }
+        }
+        var fileCount = openAPI == nil ? 0 : 1
         var mappingCount = 0
         for path in paths {
             var isDirectory: ObjCBool = false

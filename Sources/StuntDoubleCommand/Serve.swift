@@ -72,8 +72,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(
         help: """
-            Refuse to serve stub files that use a WireMock feature StuntDouble does not support yet. Without it, \
-            each such stub is served and answers 500 naming the feature, and the rest of the root serves.
+            Refuse to serve stub files that use a WireMock feature StuntDouble does not support yet, and --openapi \
+            documents that deviate from the specification. Without it, each such stub is served and answers 500 \
+            naming the feature, the rest of the root serves, and each deviation is read as it means, with a warning.
             """)
     var strict = false
 
@@ -192,7 +193,7 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
-        let servings = try openAPI.servings()
+        let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate)
         let stubber = HTTPStubber()
         stubber.eventTimeScale = eventTimeScale
         for serving in servings { serving.load(into: stubber) }
@@ -224,8 +225,14 @@ struct Serve: AsyncParsableCommand {
             say(
                 "Serving OpenAPI \(contract.file) (\(contract.title), \(contract.operationCount) operation"
                     + "\(contract.operationCount == 1 ? "" : "s")) on \(baseURL.absoluteString): \(mode)")
-            for warning in contract.warnings {
+            // A split document can have hundreds of deviations of one kind: the first ones, then where the rest are.
+            for warning in contract.warnings.prefix(20) {
                 printError("warning: \(warning)")
+            }
+            if contract.warnings.count > 20 {
+                printError(
+                    "warning: and \(contract.warnings.count - 20) more; stuntdouble check --openapi \(contract.file) "
+                        + "lists them all")
             }
         }
         if let files {

@@ -147,13 +147,13 @@ struct OpenAPIOptions: ParsableArguments {
         }
     }
 
-    func servings() throws -> [Serving] {
+    func servings(deviations: OpenAPIContract.Deviations = .tolerate) throws -> [Serving] {
         if validateOnly && noValidation {
             throw ValidationError("--validate-only and --no-validation together would neither check nor answer.")
         }
         return try documents.map { path in
             do {
-                let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path))
+                let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path), deviations: deviations)
                 return Serving(
                     contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly,
                     answering: OpenAPIAnswering(seed: seed, isDynamic: dynamic))

@@ -1,5 +1,6 @@
 // What an OpenAPI document costs at scale: loading (YAML and JSON) with thousands of operations and deep
-// schemas, finding an operation as the operations grow (flat: a tree of path segments), and checking a request
+// schemas, loading one split over 2,850 files as DigitalOcean's is (its operations `$ref`s to files of their own),
+// finding an operation as the operations grow (flat: a tree of path segments), and checking a request
 // (parameters, and a body nested eight levels deep).
 //
 //   swift run -c release --package-path Benchmarks OpenAPIBenchmark [--quick]
@@ -160,6 +161,63 @@ for count in counts {
                 Double(text.utf8.count) / 1e6, seconds * 1000))
     }
 }
+
+/// A document split over 2,850 YAML files in the layout of DigitalOcean's public description: a main file whose 1,400
+/// operations are each a `$ref` to a file of its own (which the specification does not allow, and which is read
+/// with a deviation each), each naming a model file of its own and one of 49 shared parameter files.
+func splitDocument(in folder: URL) throws -> URL {
+    let fileManager = FileManager.default
+    for part in ["resources", "models", "parameters"] {
+        try fileManager.createDirectory(at: folder.appendingPathComponent(part), withIntermediateDirectories: true)
+    }
+    var main = "openapi: 3.0.3\ninfo: {title: Split, version: '1'}\npaths:\n"
+    for index in 0..<700 {
+        main += "  /v2/things\(index)/{thing_id}:\n"
+        for method in ["get", "put"] {
+            main += "    \(method):\n      $ref: resources/\(method)_thing\(index).yml\n"
+            let operation = """
+                operationId: \(method)Thing\(index)
+                parameters:
+                  - $ref: ../parameters/shared\(index % 49).yml#/thing_id
+                \(method == "put" ? "requestBody: {required: true, content: {application/json: {schema: {$ref: ../models/\(method)_thing\(index).yml}}}}" : "")
+                responses:
+                  '200':
+                    description: the thing
+                    content: {application/json: {schema: {$ref: ../models/\(method)_thing\(index).yml}}}
+                """
+            try Data(operation.utf8).write(
+                to: folder.appendingPathComponent("resources/\(method)_thing\(index).yml"))
+            let model = """
+                type: object
+                required: [id, name]
+                properties:
+                  id: {type: integer, minimum: 1}
+                  name: {type: string, maxLength: 80}
+                  state: {type: string, enum: [draft, live, gone]}
+                example: {id: \(index + 1), name: thing \(index), state: live}
+                """
+            try Data(model.utf8).write(to: folder.appendingPathComponent("models/\(method)_thing\(index).yml"))
+        }
+    }
+    for index in 0..<49 {
+        try Data("thing_id: {name: thing_id, in: path, required: true, schema: {type: integer, minimum: 1}}\n".utf8)
+            .write(to: folder.appendingPathComponent("parameters/shared\(index).yml"))
+    }
+    let url = folder.appendingPathComponent("openapi.yaml")
+    try Data(main.utf8).write(to: url)
+    return url
+}
+
+let splitFolder = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: splitFolder) }
+let splitMain = try splitDocument(in: splitFolder)
+let splitFiles = (FileManager.default.enumerator(atPath: splitFolder.path)?.allObjects.count ?? 0) - 3
+var splitContract: OpenAPIContract?
+let splitSeconds = try measure("split", repetitions: 1) { splitContract = try OpenAPIContract(contentsOf: splitMain) }
+print(
+    String(
+        format: "  load a document split over %d files (1,400 operations, each a $ref): %8.1f ms, %d deviations read",
+        splitFiles, splitSeconds * 1000, splitContract?.deviations.count ?? 0))
 
 for count in counts {
     let contract = try OpenAPIContract(text: document(operations: count, json: true))

@@ -19,8 +19,23 @@ public struct OpenAPIContract: Sendable {
     public let version: String
     /// The main file, as given.
     public let file: String
-    /// Things in the document that work, but not as it may mean (a pattern this platform cannot read).
+    /// Things in the document that work, but not as it may mean (a pattern this platform cannot read), and each
+    /// deviation from the specification it was read with.
     public let warnings: [String]
+    /// Where the document breaks the letter of the specification in a way its meaning survives, and how each was
+    /// read (with ``Deviations/tolerate``).
+    public let deviations: [OpenAPIDeviation]
+
+    /// What becomes of a document that breaks the letter of the specification where its meaning survives (a
+    /// server variable's enum listing a number, an operation written as a `$ref`, a 3.0 bound in a 3.1 document):
+    /// the deviations real documents have, each read on purpose.
+    public enum Deviations: Sendable {
+        /// Read as it means, each deviation in ``OpenAPIContract/deviations`` and ``OpenAPIContract/warnings``
+        /// (the default).
+        case tolerate
+        /// Refused, naming each deviation (`serve --strict`).
+        case refuse
+    }
     let operations: [ContractOperation]
     let schemas: SchemaTable
     let router: PathRouter
@@ -37,9 +52,12 @@ public struct OpenAPIContract: Sendable {
     public var operationTitles: [String] { operations.map(\.title) }
 
     /// Reads and compiles a document.
-    /// - Parameter url: The document: a `.yaml`, `.yml` or `.json` file.
+    /// - Parameters:
+    ///   - url: The document: a `.yaml`, `.yml` or `.json` file.
+    ///   - deviations: Whether deviations from the specification real documents have are read as they mean (the
+    ///     default) or refused.
     /// - Throws: ``OpenAPIContractError`` naming the file, line and what is wrong.
-    public init(contentsOf url: URL) throws(OpenAPIContractError) {
+    public init(contentsOf url: URL, deviations: Deviations = .tolerate) throws(OpenAPIContractError) {
         let display = url.isFileURL ? url.relativePath : url.absoluteString
         guard url.isFileURL else {
             throw OpenAPIContractError(
@@ -49,7 +67,8 @@ public struct OpenAPIContract: Sendable {
         self = try Self.onLargeStack {
             () throws(OpenAPIContractError) in
             try OpenAPIContract(
-                documents: DocumentSet(mainFile: url, displayName: url.lastPathComponent), file: display)
+                documents: DocumentSet(mainFile: url, displayName: url.lastPathComponent), file: display,
+                deviations: deviations)
         }
     }
 
@@ -57,13 +76,17 @@ public struct OpenAPIContract: Sendable {
     /// - Parameters:
     ///   - text: The document.
     ///   - folder: Where files its `$ref`s name are; the current directory by default.
+    ///   - deviations: Whether deviations from the specification are read as they mean (the default) or refused.
     /// - Throws: ``OpenAPIContractError``.
-    public init(text: String, folder: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        throws(OpenAPIContractError)
-    {
+    public init(
+        text: String, folder: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        deviations: Deviations = .tolerate
+    ) throws(OpenAPIContractError) {
         self = try Self.onLargeStack {
             () throws(OpenAPIContractError) in
-            try OpenAPIContract(documents: DocumentSet(text: text, name: "openapi", folder: folder), file: "openapi")
+            try OpenAPIContract(
+                documents: DocumentSet(text: text, name: "openapi", folder: folder), file: "openapi",
+                deviations: deviations)
         }
     }
 
@@ -88,8 +111,8 @@ public struct OpenAPIContract: Sendable {
         return try outcome.get()
     }
 
-    private init(documents: DocumentSet, file: String) throws(OpenAPIContractError) {
-        let root = documents.main
+    private init(documents: DocumentSet, file: String, deviations tolerance: Deviations) throws(OpenAPIContractError) {
+        var root = documents.main
         self.file = file
         guard root.isMapping else {
             throw OpenAPIContractError("\(file): an OpenAPI document is an object with openapi, info and paths.")
@@ -107,13 +130,39 @@ public struct OpenAPIContract: Sendable {
         guard isVersion30 || version.hasPrefix("3.1") || version.hasPrefix("3.2") else {
             throw OpenAPIContractError("\(file): openapi \(version) is not read; 3.0, 3.1 and 3.2 are.")
         }
+        // The deviations real documents have are repaired first (so that OpenAPIKit's check and the compilers read
+        // the same document), or, when refused, found and named.
+        documents.repairsAsVersion30 = isVersion30
+        var repair = DocumentRepair(documents: documents, isVersion30: isVersion30)
+        root = try repair.repairMain(root)
+        documents.replaceMain(root)
+        if tolerance == .refuse, let first = (repair.deviations + documents.deviations).first {
+            let all = repair.deviations + documents.deviations
+            throw OpenAPIContractError(
+                "\(first.location): the document breaks the OpenAPI specification (refused: strict reading):\n"
+                    + all.map { "- \($0)" }.joined(separator: "\n")
+                    + "\nFix each, or read the document without --strict to have each read as it means.")
+        }
         try Self.checkStructure(of: documents, isVersion30: isVersion30)
         title = root["info"]?["title"]?.text ?? "OpenAPI"
         let schemaCompiler = SchemaCompiler(documents: documents, isVersion30: isVersion30)
         let compiler = ContractCompiler(documents: documents, schemas: schemaCompiler)
         operations = try compiler.operations()
         schemas = schemaCompiler.table
-        warnings = schemaCompiler.warnings
+        // Files read while compiling were repaired as they came.
+        // In file order (the main file first), then by line and column.
+        let fileOrder = Dictionary(
+            documents.files.enumerated().map { ($1.displayName, $0) }, uniquingKeysWith: { first, _ in first })
+        deviations = (repair.deviations + documents.deviations).sorted {
+            let (left, right) = (fileOrder[$0.location.file] ?? 0, fileOrder[$1.location.file] ?? 0)
+            return (left, $0.location.line, $0.location.column) < (right, $1.location.line, $1.location.column)
+        }
+        if tolerance == .refuse, let first = documents.deviations.first {
+            throw OpenAPIContractError(
+                "\(first.location): the document breaks the OpenAPI specification (refused: strict reading):\n"
+                    + documents.deviations.map { "- \($0)" }.joined(separator: "\n"))
+        }
+        warnings = deviations.map { "\($0) (a deviation from the specification, tolerated)" } + schemaCompiler.warnings
         serverURLs =
             root["servers"]?.items.compactMap { server -> String? in
                 guard var url = server["url"]?.text else { return nil }
@@ -143,7 +192,7 @@ public struct OpenAPIContract: Sendable {
     /// Decodes the main file with OpenAPIKit: a document that does not follow the specification is refused
     /// with OpenAPIKit's explanation and the line the problem is on.
     private static func checkStructure(of documents: DocumentSet, isVersion30: Bool) throws(OpenAPIContractError) {
-        let data = Data(documents.main.jsonText.utf8)
+        let data = Data(documents.main.forStructureCheck.jsonText.utf8)
         let decoder = JSONDecoder()
         // Vendor extensions (`x-...`) are not read here; decoding them reads every object twice over (a
         // document of 10,000 operations took 6 s with them, most of it there).

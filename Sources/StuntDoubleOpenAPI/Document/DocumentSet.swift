@@ -15,6 +15,11 @@ final class DocumentSet {
     private(set) var files: [File] = []
     private var indexByPath: [String: Int] = [:]
     private let baseFolder: URL
+    /// Whether files read from now on have their deviations from the specification repaired
+    /// (``DocumentRepair``), and as which version (`true`: 3.0); `nil`: read as written.
+    var repairsAsVersion30: Bool?
+    /// The deviations repaired in the files read so far (the main file's are the contract's to add).
+    private(set) var deviations: [OpenAPIDeviation] = []
 
     init(mainFile url: URL, displayName: String) throws(OpenAPIContractError) {
         baseFolder = url.deletingLastPathComponent().standardizedFileURL
@@ -49,7 +54,18 @@ final class DocumentSet {
         let root = try Self.parse(Array(data), file: index, name: displayName)
         files.append(File(url: url, displayName: displayName, root: root))
         indexByPath[url.path] = index
+        if let repairsAsVersion30 {
+            var repair = DocumentRepair(documents: self, isVersion30: repairsAsVersion30)
+            files[index] = File(url: url, displayName: displayName, root: repair.repairFile(root))
+            deviations += repair.deviations
+        }
         return index
+    }
+
+    /// Puts a repaired main file in place (what `$ref`s resolved so far is forgotten: it may be of the old one).
+    func replaceMain(_ root: DocumentNode) {
+        files[0] = File(url: files[0].url, displayName: files[0].displayName, root: root)
+        resolved = [:]
     }
 
     /// Resolves a `$ref` written in a file: `#/components/schemas/Pet`, `pet.yaml`, `common.yaml#/Pet`.
@@ -137,6 +153,8 @@ final class DocumentSet {
     // MARK: - Parsing
 
     static func parse(_ bytes: [UInt8], file: Int, name: String) throws(OpenAPIContractError) -> DocumentNode {
+        // A byte-order mark (Windows tools write one) is no part of the text: JSON and YAML both let it go.
+        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF }
         if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
             let lines = LineTable(bytes)

@@ -86,7 +86,7 @@ struct ContractLoadingTests {
         #expect(error?.message.contains("Convert it") == true)
     }
 
-    @Test("A path variable without its parameter is refused")
+    @Test("A path variable without its parameter is refused when deviations are (a string parameter otherwise)")
     func undeclaredPathParameter() throws {
         let text = """
             openapi: 3.0.3
@@ -97,8 +97,11 @@ struct ContractLoadingTests {
                   responses:
                     "200": { description: ok }
             """
-        let error = #expect(throws: OpenAPIContractError.self) { try OpenAPIContract(text: text) }
+        let error = #expect(throws: OpenAPIContractError.self) {
+            try OpenAPIContract(text: text, deviations: .refuse)
+        }
         #expect(error?.message.contains("{userId}") == true)
+        #expect(try OpenAPIContract(text: text).deviations.count == 1)
     }
 
     @Test("A missing file says which")

@@ -83,4 +83,45 @@ import Testing
         let badFlag = try await CommandProcess.run(["serve", "--openapi", "/no/such.yaml"])
         #expect(badFlag.status != 0 && badFlag.error.contains("/no/such.yaml"))
     }
+
+    /// A document that deviates from the specification: served (each deviation a warning), listed by `check
+    /// --openapi` alone, refused by `serve --strict`.
+    @Test func aDeviatingDocumentServesWarnsAndIsRefusedWhenStrict() async throws {
+        let root = try AdminAPITests.root([
+            "api.yaml": """
+            openapi: 3.0.3
+            info: { title: Tasks, version: 2.0 }
+            paths:
+              /tasks/{id}:
+                get:
+                  responses:
+                    "200": { description: A task., content: { text/plain: { example: "a task" } } }
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let document = root.appendingPathComponent("api.yaml").path
+        let checked = try await CommandProcess.run(["check", "--openapi", document])
+        #expect(checked.status == 1, "warnings fail a check")
+        #expect(
+            checked.output.contains(
+                "\(document):2:32: warning: info.version 2.0 is not a string: read as the text \"2.0\""),
+            "\(checked.output)")
+        #expect(checked.output.contains("\(document):6:7: warning: the path /tasks/{id} has {id}"))
+        #expect(checked.error.contains("checked 1 file: 0 errors, 2 warnings"), "\(checked.error)")
+
+        let strict = try await CommandProcess.run(["serve", "--port", "0", "--strict", "--openapi", document])
+        #expect(strict.status != 0)
+        #expect(strict.error.contains("refused: strict reading") && strict.error.contains("info.version"))
+
+        let serve = try CommandProcess(["serve", "--port", "0", "--openapi", document])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
+        #expect(serve.standardError.contains("warning: api.yaml:6:7: the path /tasks/{id} has {id}"))
+        let base = try #require(serve.standardOutput.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: base + "/tasks/anything"), timeout: .seconds(30))
+        #expect(response.status == .ok)
+        #expect(String(buffer: try await response.body.collect(upTo: 1 << 20)) == "a task")
+        serve.signal(SIGTERM)
+        #expect(try await serve.waitForExit() == 0)
+    }
 }
