@@ -53,8 +53,10 @@ final class MessageMappingStore: Sendable {
     /// Adds mappings (a mapping with the id of one already here replaces it).
     @discardableResult
     func add(_ specs: [MessageMappingSpec]) -> [Entry] {
-        specs.map { spec in
-            remove(id: spec.id)
+        // Looked up once, not per mapping: a root of thousands would otherwise search the list for each.
+        var existing = Set(state.withLockedValue { $0.entries.map(\.id) })
+        return specs.map { spec in
+            if !existing.insert(spec.id).inserted { remove(id: spec.id) }
             let stub = spec.makeStub()
             stubber.add(messageStub: stub)
             return state.withLockedValue { state in

@@ -174,6 +174,8 @@ package struct MessageMappingSpec: Sendable {
         }
     }
 
+    /// A string as Jackson escapes it (`\b`, `\f` and upper-case `\u001F`), which `JSONWriter` does not: the text
+    /// sent is then byte for byte WireMock's.
     private static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
