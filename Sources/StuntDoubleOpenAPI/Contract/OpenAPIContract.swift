@@ -153,7 +153,8 @@ public struct OpenAPIContract: Sendable {
         // In file order (the main file first), then by line and column.
         let fileOrder = Dictionary(
             documents.files.enumerated().map { ($1.displayName, $0) }, uniquingKeysWith: { first, _ in first })
-        deviations = (repair.deviations + documents.deviations).sorted {
+        var seen: Set<String> = []
+        deviations = (repair.deviations + documents.deviations).filter { seen.insert($0.description).inserted }.sorted {
             let (left, right) = (fileOrder[$0.location.file] ?? 0, fileOrder[$1.location.file] ?? 0)
             return (left, $0.location.line, $0.location.column) < (right, $1.location.line, $1.location.column)
         }
@@ -192,7 +193,7 @@ public struct OpenAPIContract: Sendable {
     /// Decodes the main file with OpenAPIKit: a document that does not follow the specification is refused
     /// with OpenAPIKit's explanation and the line the problem is on.
     private static func checkStructure(of documents: DocumentSet, isVersion30: Bool) throws(OpenAPIContractError) {
-        let data = Data(documents.main.forStructureCheck.jsonText.utf8)
+        let data = Data(DocumentRepair.forStructureCheck(documents.main).jsonText.utf8)
         let decoder = JSONDecoder()
         // Vendor extensions (`x-...`) are not read here; decoding them reads every object twice over (a
         // document of 10,000 operations took 6 s with them, most of it there).

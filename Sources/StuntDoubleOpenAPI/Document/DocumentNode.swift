@@ -107,7 +107,10 @@ enum JSONText {
     static func number(_ text: String) -> String {
         let cleaned = text.replacingOccurrences(of: "_", with: "")
         if cleaned.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }), !cleaned.isEmpty {
-            return cleaned
+            // YAML's `090` is the integer 90; JSON has no leading zeros.
+            let negative = cleaned.hasPrefix("-")
+            let digits = cleaned.drop { $0 == "-" }.drop { $0 == "0" }
+            return digits.isEmpty ? "0" : (negative ? "-" : "") + digits
         }
         if let value = Double(cleaned) ?? Self.radixInteger(cleaned).map(Double.init), value.isFinite {
             return format(value)

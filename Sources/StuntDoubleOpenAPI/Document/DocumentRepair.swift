@@ -23,9 +23,9 @@ struct DocumentRepair {
 
     private static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
     /// Keys whose values are data (examples, defaults), or the document's own extensions: never rewritten.
-    private static let dataKeys: Set<String> = ["example", "examples", "default", "const", "enum", "value"]
+    static let dataKeys: Set<String> = ["example", "examples", "default", "const", "enum", "value"]
     /// Keys whose members are named by the document (a property called `example` is a schema, not data).
-    private static let nameMaps: Set<String> = [
+    static let nameMaps: Set<String> = [
         "properties", "patternProperties", "$defs", "definitions", "schemas", "paths", "responses", "parameters",
         "headers", "content", "callbacks", "links", "securitySchemes", "requestBodies", "pathItems", "webhooks",
         "encoding", "variables", "dependentSchemas",
@@ -36,7 +36,7 @@ struct DocumentRepair {
         self.isVersion30 = isVersion30
     }
 
-    private mutating func note(_ node: DocumentNode, _ message: String) {
+    mutating func note(_ node: DocumentNode, _ message: String) {
         deviations.append(OpenAPIDeviation(location: documents.location(of: node), message: message))
     }
 
@@ -66,6 +66,15 @@ struct DocumentRepair {
             }
             root = root.setting("info", to: info)
         }
+        root = repairMetadataURLs(root)
+        for (kind, map) in root["components"]?.members ?? [] where kind != "extensions" && !kind.hasPrefix("x-") {
+            for (name, value) in map.members where !Self.isComponentName(name) {
+                note(
+                    value,
+                    "components.\(kind) name \"\(name)\" has characters the specification does not allow in one (it "
+                        + "allows A-Z, a-z, 0-9, ., - and _): read as written, and $refs to it work")
+            }
+        }
         if let servers = root["servers"] { root = root.setting("servers", to: repairServers(servers)) }
         if let paths = root["paths"] {
             var members: [(key: String, value: DocumentNode)] = []
@@ -80,6 +89,62 @@ struct DocumentRepair {
     /// Another file of the document (schemas, parts named by `$ref`s): its schemas repaired.
     mutating func repairFile(_ root: DocumentNode) -> DocumentNode {
         repairSchemas(root, key: nil)
+    }
+
+    /// Whether a component's name is one the specification allows (`^[a-zA-Z0-9.\-_]+$`).
+    static func isComponentName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
+    }
+
+    /// The document as OpenAPIKit's check reads it: components whose names the specification does not allow
+    /// renamed (the check follows no `$ref`), and ``DocumentNode/forStructureCheck``.
+    static func forStructureCheck(_ root: DocumentNode) -> DocumentNode {
+        guard let components = root["components"],
+            components.members.contains(where: { kind, map in
+                map.members.contains { !isComponentName($0.key) }
+            })
+        else { return root.forStructureCheck }
+        let renamed = components.members.map { kind, map -> (key: String, value: DocumentNode) in
+            guard map.isMapping, !kind.hasPrefix("x-") else { return (kind, map) }
+            return (
+                kind,
+                map.withMembers(
+                    map.members.map { name, value in
+                        (
+                            isComponentName(name) ? name : String(name.map { isComponentName(String($0)) ? $0 : "_" }),
+                            value
+                        )
+                    })
+            )
+        }
+        return root.setting("components", to: components.withMembers(renamed)).forStructureCheck
+    }
+
+    /// URL fields of the document's metadata left empty or holding no URL: left out.
+    private mutating func repairMetadataURLs(_ root: DocumentNode) -> DocumentNode {
+        func cleaned(_ node: DocumentNode, _ key: String, _ label: String) -> DocumentNode {
+            guard let value = node[key], let text = value.text,
+                text.trimmingCharacters(in: .whitespaces).isEmpty || text.contains(" ")
+            else { return node }
+            note(value, "\(label) \"\(text)\" is no URL: left out")
+            return node.removing(key)
+        }
+        var root = root
+        if var info = root["info"] {
+            info = cleaned(info, "termsOfService", "info.termsOfService")
+            for part in ["contact", "license"] {
+                if let object = info[part] { info = info.setting(part, to: cleaned(object, "url", "info.\(part).url")) }
+            }
+            root = root.setting("info", to: info)
+        }
+        if let docs = root["externalDocs"] {
+            root = root.setting("externalDocs", to: cleaned(docs, "url", "externalDocs.url"))
+        }
+        return root
     }
 
     private mutating func repairServers(_ servers: DocumentNode) -> DocumentNode {
@@ -164,8 +229,28 @@ struct DocumentRepair {
             parameters = (parameters ?? DocumentNode.sequence([], at: operation)).appending(added)
         }
         if let parameters { operation = operation.setting("parameters", to: parameters) }
+        if operation["responses"] == nil {
+            note(
+                operation,
+                "the operation has no responses, which the specification requires: read as any response, undocumented")
+            let at = operation
+            operation = operation.setting(
+                "responses",
+                to: .mapping([("default", .mapping([("description", .string("", at: at))], at: at))], at: at))
+        }
         if let responses = operation["responses"] {
             let repaired = responses.members.map { code, response -> (key: String, value: DocumentNode) in
+                var response = response
+                if let reference = response["$ref"]?.string, reference.hasPrefix("#/components/"),
+                    !reference.hasPrefix("#/components/responses/"),
+                    let target = try? documents.resolve(reference, from: response.file, at: response), target.isMapping
+                {
+                    note(
+                        response,
+                        "the \(code) response is a $ref to \(reference), which is no response: read as a response "
+                            + "written here")
+                    response = target.withMembers(target.members)
+                }
                 guard response.isMapping, response["$ref"] == nil, response["description"] == nil else {
                     return (code, response)
                 }
@@ -193,214 +278,4 @@ struct DocumentRepair {
                 return parameter.setting("required", to: .bool(true, at: parameter))
             })
     }
-
-    // MARK: - Schemas
-
-    /// Walks a tree, repairing every mapping that is a schema; data (examples, defaults) and extensions are left
-    /// as written.
-    private mutating func repairSchemas(_ node: DocumentNode, key: String?) -> DocumentNode {
-        switch node.kind {
-        case .scalar:
-            return node
-        case .sequence(let items):
-            return node.withItems(items.map { repairSchemas($0, key: nil) })
-        case .mapping(let members):
-            let namesMembers = key.map(Self.nameMaps.contains) ?? false
-            if namesMembers, members.count == 1, let reference = node["$ref"]?.string,
-                let target = try? documents.resolve(reference, from: node.file, at: node), target.isMapping
-            {
-                // A map of named things (properties, responses, content) given whole as a $ref: the spec allows
-                // $refs only for the things themselves; split documents (Redocly's) write it anyway.
-                note(
-                    node,
-                    "\(key ?? "") is a $ref to \(reference), which the specification allows only for each of its "
-                        + "members: read as if written here")
-                return repairSchemas(target, key: key)
-            }
-            // Every rewrite is noted: a subtree that added no note is kept as it is, not rebuilt.
-            let before = deviations.count
-            var repaired: [(key: String, value: DocumentNode)] = []
-            repaired.reserveCapacity(members.count)
-            for (name, value) in members {
-                if !namesMembers, Self.dataKeys.contains(name) || name.hasPrefix("x-") {
-                    repaired.append((name, value))
-                } else if !namesMembers, name == "description" || name == "summary",
-                    value.members.count == 1, let reference = value["$ref"]?.string,
-                    let target = try? documents.resolve(reference, from: value.file, at: value), target.text != nil
-                {
-                    // Text kept in another file (Redocly's split layout): the specification wants the text here.
-                    note(
-                        value,
-                        "\(name) is a $ref to \(reference), where the specification wants text: read as that text")
-                    repaired.append((name, target.withText(target.text ?? "")))
-                } else {
-                    repaired.append((name, repairSchemas(value, key: namesMembers ? nil : name)))
-                }
-            }
-            let node = deviations.count != before ? node.withMembers(repaired) : node
-            return namesMembers ? node : repairSchema(node)
-        }
-    }
-
-    /// One schema's own keywords: bounds in the other version's shape, `type` lists, enum members of the wrong
-    /// kind, `nullable` in 3.1.
-    private mutating func repairSchema(_ schema: DocumentNode) -> DocumentNode {
-        var schema = schema
-        for (bound, limit) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
-            guard let value = schema[bound], case .scalar(_, let type) = value.kind else { continue }
-            if !isVersion30, type == .bool {
-                if value.bool == true, let number = schema[limit], number.number != nil {
-                    note(
-                        value,
-                        "\(bound): true is OpenAPI 3.0's form; in 3.1 the bound is the number: read as \(bound): \(number.text ?? "")"
-                    )
-                    schema = schema.setting(bound, to: number).removing(limit)
-                } else {
-                    note(value, "\(bound): \(value.text ?? "") is OpenAPI 3.0's form, with no effect here: ignored")
-                    schema = schema.removing(bound)
-                }
-            } else if isVersion30, type == .integer || type == .number {
-                note(
-                    value,
-                    "\(bound): \(value.text ?? "") is OpenAPI 3.1's form; in 3.0 it is \(limit) with \(bound): true: read so"
-                )
-                schema = schema.setting(limit, to: value).setting(bound, to: .bool(true, at: value))
-            }
-        }
-        if let type = schema["type"], case .sequence(let items) = type.kind {
-            if !isVersion30, items.contains(where: { $0.isNull }) {
-                note(type, "a type list names null (no quotes), which YAML reads as nothing: read as \"null\"")
-                schema = schema.setting("type", to: type.withItems(items.map { $0.isNull ? $0.withText("null") : $0 }))
-            } else if isVersion30 {
-                let named = items.filter { !$0.isNull && $0.text != "null" }
-                if named.count == 1, let only = named.first {
-                    let nullable = named.count < items.count
-                    note(
-                        type,
-                        "a list of types is OpenAPI 3.1's form; 3.0 has one type"
-                            + (nullable
-                                ? " and nullable: read as type: \(only.text ?? ""), nullable: true"
-                                : ": read as its one type"))
-                    schema = schema.setting("type", to: only)
-                    if nullable { schema = schema.setting("nullable", to: .bool(true, at: type)) }
-                }
-            }
-        }
-        if schema["type"]?.text == "string", let list = schema["enum"],
-            list.items.contains(where: { $0.string == nil && !$0.isNull && !$0.isContainer })
-        {
-            note(
-                list,
-                "a string schema's enum lists values that are not strings: read as their text (so a JSON number is refused)"
-            )
-            schema = schema.setting(
-                "enum",
-                to: list.withItems(
-                    list.items.map {
-                        $0.string == nil && !$0.isNull && !$0.isContainer ? $0.withText($0.text ?? "") : $0
-                    }))
-        }
-        if let list = schema["enum"], list.items.contains(where: \.isNull), let type = schema["type"]?.string,
-            type != "null", schema["nullable"]?.bool != true
-        {
-            // null listed in an enum whose type excludes it: the schema means "or null".
-            if isVersion30 {
-                note(list, "the enum lists null, which type \(type) excludes without nullable: read as nullable: true")
-                schema = schema.setting("nullable", to: .bool(true, at: list))
-            } else {
-                note(list, "the enum lists null, which type \(type) excludes: read as type: [\(type), \"null\"]")
-                let type = schema["type"]!
-                schema = schema.setting("type", to: .sequence([type, type.withText("null")], at: type))
-            }
-        }
-        if !isVersion30, let nullable = schema["nullable"], nullable.bool == true {
-            note(nullable, "nullable is OpenAPI 3.0's; 3.1 writes type: [..., \"null\"]: read as allowing null")
-        }
-        return schema
-    }
-}
-
-extension DocumentNode {
-    /// The node as OpenAPIKit's check reads it, where OpenAPIKit is narrower than JSON Schema (not the
-    /// document's deviations): integers beyond what a `Double` holds exactly (an int64 bound) are written as the
-    /// largest it does, and `null` enum members are left out (OpenAPIKit wants them non-null).
-    var forStructureCheck: DocumentNode {
-        switch kind {
-        case .scalar(let text, .integer):
-            guard let value = Double(text), abs(value) > 9_007_199_254_740_991 else { return self }
-            return DocumentNode(
-                kind: .scalar(value < 0 ? "-9007199254740991" : "9007199254740991", .integer), file: file, line: line,
-                column: column)
-        case .scalar:
-            return self
-        case .sequence(let items):
-            return withItems(items.map(\.forStructureCheck))
-        case .mapping(let members):
-            return withMembers(
-                members.map { key, value in
-                    guard key == "enum", case .sequence(let items) = value.kind, items.contains(where: \.isNull) else {
-                        return (key, value.forStructureCheck)
-                    }
-                    return (key, value.withItems(items.filter { !$0.isNull }.map(\.forStructureCheck)))
-                })
-        }
-    }
-
-    static func string(_ text: String, at node: DocumentNode) -> DocumentNode {
-        DocumentNode(kind: .scalar(text, .string), file: node.file, line: node.line, column: node.column)
-    }
-
-    static func bool(_ flag: Bool, at node: DocumentNode) -> DocumentNode {
-        DocumentNode(
-            kind: .scalar(flag ? "true" : "false", .bool), file: node.file, line: node.line, column: node.column)
-    }
-
-    static func mapping(_ members: [(key: String, value: DocumentNode)], at node: DocumentNode) -> DocumentNode {
-        DocumentNode(kind: .mapping(members), file: node.file, line: node.line, column: node.column)
-    }
-
-    static func sequence(_ items: [DocumentNode], at node: DocumentNode) -> DocumentNode {
-        DocumentNode(kind: .sequence(items), file: node.file, line: node.line, column: node.column)
-    }
-
-    var isNull: Bool {
-        if case .scalar(_, .null) = kind { true } else { false }
-    }
-
-    var isContainer: Bool {
-        if case .scalar = kind { false } else { true }
-    }
-
-    /// The scalar as a string of this text, where it was.
-    func withText(_ text: String) -> DocumentNode {
-        DocumentNode(kind: .scalar(text, .string), file: file, line: line, column: column)
-    }
-
-    func withMembers(_ members: [(key: String, value: DocumentNode)]) -> DocumentNode {
-        DocumentNode(kind: .mapping(members), file: file, line: line, column: column)
-    }
-
-    func withItems(_ items: [DocumentNode]) -> DocumentNode {
-        DocumentNode(kind: .sequence(items), file: file, line: line, column: column)
-    }
-
-    func appending(_ item: DocumentNode) -> DocumentNode {
-        withItems(items + [item])
-    }
-
-    /// The mapping with a member set (in its place, or added last).
-    func setting(_ key: String, to value: DocumentNode) -> DocumentNode {
-        var members = self.members
-        if let index = members.firstIndex(where: { $0.key == key }) {
-            members[index].value = value
-        } else {
-            members.append((key, value))
-        }
-        return withMembers(members)
-    }
-
-    func removing(_ key: String) -> DocumentNode {
-        withMembers(members.filter { $0.key != key })
-    }
-
 }

@@ -120,11 +120,24 @@ final class DocumentSet {
         for token in fragment.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             let key = (String(token).removingPercentEncoding ?? String(token))
                 .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            let next: DocumentNode?
+            var next: DocumentNode?
             if case .sequence(let items) = node.kind, let index = Int(key), items.indices.contains(index) {
                 next = items[index]
             } else {
                 next = node[key]
+            }
+            if next == nil, repairsAsVersion30 != nil, let inner = node["$ref"]?.string, node.members.count == 1 {
+                // A pointer that passes through a $ref (into what it names), as json-schema-ref-parser follows it.
+                let followed = try dereference(node)
+                deviations.append(
+                    OpenAPIDeviation(
+                        location: self.location(of: location),
+                        message: "$ref \"\(reference)\" passes through another $ref (\(inner)), which a JSON pointer "
+                            + "does not follow: followed"))
+                node = followed
+                next =
+                    node[key]
+                    ?? Int(key).flatMap { index in node.items.indices.contains(index) ? node.items[index] : nil }
             }
             guard let next else {
                 throw OpenAPIContractError(

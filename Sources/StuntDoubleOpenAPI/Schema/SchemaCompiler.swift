@@ -76,8 +76,8 @@ final class SchemaCompiler {
             let target = try documents.resolve(reference, from: node.file, at: node)
             let name = reference.split(separator: "/").last.map(String.init)
             schema.reference = try compile(target, name: name)
-            // In 3.0 a $ref's siblings are ignored; in 3.1 they apply too.
-            if isVersion30 { return }
+            // 3.0 ignores a $ref's siblings, 3.1 applies them; a 3.0 document with siblings that change what the
+            // schema accepts means them (a deviation, noted by DocumentRepair), so they apply in both.
         }
         if let typeNode = node["type"] {
             var types: SchemaTypes = []

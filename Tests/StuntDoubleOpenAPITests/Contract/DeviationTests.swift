@@ -131,6 +131,135 @@ struct DeviationTests {
                       responses: {'200': {description: ok}}
                 """, expected: ("7:80", "a string schema's enum lists values that are not strings"),
             allowed: (.get, "http://h/days?days=7"), refused: (.get, "http://h/days?days=30", "enum")),
+        Case(
+            name: "a YAML merge key",
+            document: head31 + """
+                components:
+                  parameters:
+                    page: &page {name: page, in: query, required: true, schema: {type: integer}}
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - <<: *page
+                          name: p
+                      responses: {'200': {description: ok}}
+                """, expected: ("5:11", "a YAML merge key (<<)"),
+            allowed: (.get, "http://h/a?p=2"), refused: (.get, "http://h/a?p=x", "type")),
+        Case(
+            name: "a type name that is no JSON Schema type",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - {name: n, in: query, required: true, schema: {type: int}}
+                      responses: {'200': {description: ok}}
+                """, expected: ("7:63", "type int is no JSON Schema type: read as integer"),
+            allowed: (.get, "http://h/a?n=2"), refused: (.get, "http://h/a?n=x", "type")),
+        Case(
+            name: "a parameter in Swagger 2's shape",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - {name: n, in: query, required: true, type: integer, minimum: 1}
+                      responses: {'200': {description: ok}}
+                """, expected: ("7:11", "gives its type beside name and in, as Swagger 2 did"),
+            allowed: (.get, "http://h/a?n=2"), refused: (.get, "http://h/a?n=0", "minimum")),
+        Case(
+            name: "required: true inside a property's schema",
+            document: head30 + """
+                paths:
+                  /a:
+                    post:
+                      requestBody:
+                        content:
+                          application/json:
+                            schema:
+                              type: object
+                              properties:
+                                name: {type: string, required: true}
+                      responses: {'200': {description: ok}}
+                """, expected: ("12:48", "property name says required: true in its own schema")),
+        Case(
+            name: "nullable beside a $ref in a 3.0 document",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - {name: n, in: query, required: true, schema: {$ref: '#/components/schemas/Count', nullable: true}}
+                      responses: {'200': {description: ok}}
+                components:
+                  schemas:
+                    Count: {type: integer}
+                """,
+            expected: (
+                "7:63",
+                "keywords beside a $ref (nullable) are ignored by OpenAPI 3.0, though meant: read as applying with it"
+            ),
+            allowed: (.get, "http://h/a?n=2"), refused: (.get, "http://h/a?n=x", "type")),
+        Case(
+            name: "an empty termsOfService",
+            document: """
+                openapi: 3.1.0
+                info: {title: T, version: '1', termsOfService: ''}
+                paths: {}
+                """, expected: ("2:48", "info.termsOfService \"\" is no URL: left out")),
+        Case(
+            name: "an operation without responses",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      operationId: a
+                """, expected: ("6:7", "the operation has no responses"), allowed: (.get, "http://h/a")),
+        Case(
+            name: "a component name with a character the specification does not allow",
+            document: head31 + """
+                paths:
+                  /a:
+                    get:
+                      responses:
+                        '200':
+                          description: ok
+                          content: {application/json: {schema: {$ref: '#/components/schemas/Page+Item'}}}
+                components:
+                  schemas:
+                    Page+Item: {type: object}
+                """, expected: ("12:16", "components.schemas name \"Page+Item\" has characters"),
+            allowed: (.get, "http://h/a")),
+        Case(
+            name: "a $ref whose pointer passes through another $ref",
+            document: head31 + """
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - {name: n, in: query, required: true, schema: {$ref: '#/components/schemas/Box/properties/size'}}
+                      responses: {'200': {description: ok}}
+                components:
+                  schemas:
+                    Box: {$ref: '#/components/schemas/Crate'}
+                    Crate: {type: object, properties: {size: {type: integer, maximum: 9}}}
+                """, expected: ("7:56", "passes through another $ref (#/components/schemas/Crate)"),
+            allowed: (.get, "http://h/a?n=9"), refused: (.get, "http://h/a?n=10", "maximum")),
+        Case(
+            name: "a response that is a $ref to a request body",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      responses:
+                        '200': {$ref: '#/components/requestBodies/Thing'}
+                components:
+                  requestBodies:
+                    Thing: {description: a thing, content: {text/plain: {schema: {type: string}, example: thing}}}
+                """,
+            expected: ("7:16", "the 200 response is a $ref to #/components/requestBodies/Thing, which is no response"),
+            allowed: (.get, "http://h/a")),
     ]
 
     @Test(arguments: cases)
@@ -215,5 +344,23 @@ struct DeviationTests {
         #expect(Documents.shop.deviations.isEmpty)
         #expect(Documents.legacy.deviations.isEmpty)
         _ = try OpenAPIContract(contentsOf: Documents.url("shop.yaml"), deviations: .refuse)
+    }
+
+    @Test("A YAML integer written with a leading zero is that integer in JSON (an example served as it means)")
+    func leadingZeros() throws {
+        let contract = try OpenAPIContract(
+            text: Self.head30 + """
+                paths:
+                  /code:
+                    get:
+                      responses:
+                        '200':
+                          description: ok
+                          content: {application/json: {schema: {type: integer}, example: 090}}
+                """)
+        let stubber = HTTPStubber()
+        stubber.load(contract)
+        let plan = try stubber.response(for: try request(.get, "http://h/code"))
+        #expect(plan.status == 200 && plan.text == "90", "\(plan.text)")
     }
 }

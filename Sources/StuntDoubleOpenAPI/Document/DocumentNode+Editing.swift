@@ -1,0 +1,87 @@
+import Foundation
+
+/// Making changed copies of parsed nodes, for the repairs of deviations (``DocumentRepair``).
+extension DocumentNode {
+    /// The node as OpenAPIKit's check reads it, where OpenAPIKit is narrower than JSON Schema (not the
+    /// document's deviations): integers beyond what a `Double` holds exactly (an int64 bound) are written as the
+    /// largest it does, and `null` enum members are left out (OpenAPIKit wants them non-null).
+    var forStructureCheck: DocumentNode {
+        switch kind {
+        case .scalar(let text, .integer):
+            guard let value = Double(text), abs(value) > 9_007_199_254_740_991 else { return self }
+            return DocumentNode(
+                kind: .scalar(value < 0 ? "-9007199254740991" : "9007199254740991", .integer), file: file, line: line,
+                column: column)
+        case .scalar:
+            return self
+        case .sequence(let items):
+            return withItems(items.map(\.forStructureCheck))
+        case .mapping(let members):
+            return withMembers(
+                members.map { key, value in
+                    guard key == "enum", case .sequence(let items) = value.kind, items.contains(where: \.isNull) else {
+                        return (key, value.forStructureCheck)
+                    }
+                    return (key, value.withItems(items.filter { !$0.isNull }.map(\.forStructureCheck)))
+                })
+        }
+    }
+
+    static func string(_ text: String, at node: DocumentNode) -> DocumentNode {
+        DocumentNode(kind: .scalar(text, .string), file: node.file, line: node.line, column: node.column)
+    }
+
+    static func bool(_ flag: Bool, at node: DocumentNode) -> DocumentNode {
+        DocumentNode(
+            kind: .scalar(flag ? "true" : "false", .bool), file: node.file, line: node.line, column: node.column)
+    }
+
+    static func mapping(_ members: [(key: String, value: DocumentNode)], at node: DocumentNode) -> DocumentNode {
+        DocumentNode(kind: .mapping(members), file: node.file, line: node.line, column: node.column)
+    }
+
+    static func sequence(_ items: [DocumentNode], at node: DocumentNode) -> DocumentNode {
+        DocumentNode(kind: .sequence(items), file: node.file, line: node.line, column: node.column)
+    }
+
+    var isNull: Bool {
+        if case .scalar(_, .null) = kind { true } else { false }
+    }
+
+    var isContainer: Bool {
+        if case .scalar = kind { false } else { true }
+    }
+
+    /// The scalar as a string of this text, where it was.
+    func withText(_ text: String) -> DocumentNode {
+        DocumentNode(kind: .scalar(text, .string), file: file, line: line, column: column)
+    }
+
+    func withMembers(_ members: [(key: String, value: DocumentNode)]) -> DocumentNode {
+        DocumentNode(kind: .mapping(members), file: file, line: line, column: column)
+    }
+
+    func withItems(_ items: [DocumentNode]) -> DocumentNode {
+        DocumentNode(kind: .sequence(items), file: file, line: line, column: column)
+    }
+
+    func appending(_ item: DocumentNode) -> DocumentNode {
+        withItems(items + [item])
+    }
+
+    /// The mapping with a member set (in its place, or added last).
+    func setting(_ key: String, to value: DocumentNode) -> DocumentNode {
+        var members = self.members
+        if let index = members.firstIndex(where: { $0.key == key }) {
+            members[index].value = value
+        } else {
+            members.append((key, value))
+        }
+        return withMembers(members)
+    }
+
+    func removing(_ key: String) -> DocumentNode {
+        withMembers(members.filter { $0.key != key })
+    }
+
+}
