@@ -115,6 +115,7 @@ extension StubRequestHandler {
                 }
             }
             eventLoop.execute {
+                if case .body(let part) = event { flow.arrived(part.readableBytes) }
                 let (handler, context, playback) = bound.value
                 handler.upstream(event, playback: playback, target: target, context: context)
             }

@@ -89,6 +89,7 @@ final class UpstreamProxy: Sendable {
                 }
                 events(.head(response.status, headers))
                 for try await part in response.body {
+                    flow.handOver(part.readableBytes)
                     events(.body(part))
                     await flow.waitUntilOpen()
                 }
@@ -109,27 +110,57 @@ enum UpstreamEvent: Sendable {
 }
 
 /// Lets an upstream's body through only as fast as the client takes it: the forwarding task waits while the
-/// flow is closed (the client's connection holds as much as it should), and goes on when it opens again.
+/// flow is closed (the client's connection holds as much as it should), and goes on when it opens again. It also
+/// waits while the parts it has handed over have not reached the connection's event loop beyond `limit` bytes: a
+/// busy event loop would otherwise see the first part that should close the flow only after the task had read
+/// tens of MiB ahead (from a loopback upstream, faster than any client), and the upstream, held back meanwhile
+/// for as long as a slow client takes to read them, gave up on the proxy (its send timeout).
 final class UpstreamFlow: Sendable {
     private struct State {
+        let limitOnTheirWay: Int
         var isOpen = true
         /// Set once nobody reads the body any more: the flow stays open.
         var isFinished = false
+        /// Bytes handed over that have not reached the event loop yet.
+        var onTheirWay = 0
         var waiter: CheckedContinuation<Void, Never>?
+
+        var mayProceed: Bool { isFinished || (isOpen && onTheirWay <= limitOnTheirWay) }
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
-    /// Waits until the flow is open.
+    /// A flow that lets at most `limit` bytes be on their way to the event loop at once.
+    init(limit: Int = 256 << 10) {
+        state = NIOLockedValueBox(State(limitOnTheirWay: limit))
+    }
+
+    /// Whether the forwarding task may read on now.
+    var mayProceed: Bool { state.withLockedValue { $0.mayProceed } }
+
+    /// Bytes handed over that have not reached the event loop yet.
+    var bytesOnTheirWay: Int { state.withLockedValue { $0.onTheirWay } }
+
+    /// Waits until the flow is open and what was handed over has (mostly) arrived.
     func waitUntilOpen() async {
         await withCheckedContinuation { continuation in
             let proceed = state.withLockedValue { state -> Bool in
-                if state.isOpen { return true }
+                if state.mayProceed { return true }
                 state.waiter = continuation
                 return false
             }
             if proceed { continuation.resume() }
         }
+    }
+
+    /// The forwarding task hands `bytes` to the event loop.
+    func handOver(_ bytes: Int) {
+        state.withLockedValue { $0.onTheirWay += bytes }
+    }
+
+    /// `bytes` handed over have reached the event loop.
+    func arrived(_ bytes: Int) {
+        resumeIfAllowed { $0.onTheirWay -= bytes }
     }
 
     /// Holds the upstream back.
@@ -141,17 +172,21 @@ final class UpstreamFlow: Sendable {
 
     /// Lets the upstream go on.
     func open() {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            state.isOpen = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        resumeIfAllowed { $0.isOpen = true }
     }
 
     /// Opens the flow for good: nobody reads the rest.
     func finish() {
-        state.withLockedValue { $0.isFinished = true }
-        open()
+        resumeIfAllowed { $0.isFinished = true }
+    }
+
+    private func resumeIfAllowed(after change: (inout State) -> Void) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            change(&state)
+            guard state.mayProceed else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 }
