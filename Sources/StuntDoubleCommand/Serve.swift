@@ -196,7 +196,7 @@ struct Serve: AsyncParsableCommand {
         let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate)
         let stubber = HTTPStubber()
         stubber.eventTimeScale = eventTimeScale
-        for serving in servings { serving.load(into: stubber) }
+        let loaded = servings.map { $0.load(into: stubber) }
         let server = HTTPStubServer(stubber: stubber, configuration: configuration)
         var files: StubFiles?
         do {
@@ -217,7 +217,7 @@ struct Serve: AsyncParsableCommand {
             printError(diagnostic.description)
         }
         let baseURL = try await ServerRun.start(server)
-        for serving in servings {
+        for (serving, document) in zip(servings, loaded) {
             let contract = serving.contract
             let mode =
                 serving.answersRequests
@@ -225,6 +225,13 @@ struct Serve: AsyncParsableCommand {
             say(
                 "Serving OpenAPI \(contract.file) (\(contract.title), \(contract.operationCount) operation"
                     + "\(contract.operationCount == 1 ? "" : "s")) on \(baseURL.absoluteString): \(mode)")
+            if serving.answering.isStateful {
+                let collections = document.statefulCollections
+                say(
+                    collections.isEmpty
+                        ? "  --stateful: no collections found (a path such as /pets/{petId} makes one)"
+                        : "  --stateful, keeping resources of " + collections.joined(separator: "; "))
+            }
             // A split document can have hundreds of deviations of one kind: the first ones, then where the rest are.
             for warning in contract.warnings.prefix(20) {
                 printError("warning: \(warning)")

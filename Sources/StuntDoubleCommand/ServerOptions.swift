@@ -133,6 +133,26 @@ struct OpenAPIOptions: ParsableArguments {
     @Option(help: "The seed of values generated from schemas: the same seed, the same answers.")
     var seed: UInt64 = 0
 
+    @Flag(
+        help: """
+            Keep what requests make, still checking each request and answer against the --openapi documents: \
+            POST /pets makes a pet that GET /pets/{petId} returns and GET /pets lists; PUT and PATCH change it; \
+            DELETE removes it. POST /__admin/reset starts over.
+            """)
+    var stateful = false
+
+    /// What a stateful document's collections hold at the start.
+    enum InitialState: String, ExpressibleByArgument, CaseIterable {
+        case empty, examples
+    }
+
+    @Option(
+        help: """
+            What --stateful collections hold at the start (and after a reset): empty, or the resources the \
+            documents' examples show (examples).
+            """)
+    var initialState: InitialState = .empty
+
     /// A document to serve, and how.
     struct Serving {
         let contract: OpenAPIContract
@@ -141,7 +161,8 @@ struct OpenAPIOptions: ParsableArguments {
         let answering: OpenAPIAnswering
 
         /// Loads the document into the stubber a server serves.
-        func load(into stubber: HTTPStubber) {
+        @discardableResult
+        func load(into stubber: HTTPStubber) -> LoadedOpenAPIDocument {
             stubber.load(
                 contract, validatesRequests: validatesRequests, answersRequests: answersRequests, answering: answering)
         }
@@ -151,12 +172,21 @@ struct OpenAPIOptions: ParsableArguments {
         if validateOnly && noValidation {
             throw ValidationError("--validate-only and --no-validation together would neither check nor answer.")
         }
+        if stateful && validateOnly {
+            throw ValidationError(
+                "--stateful answers from the documents, and --validate-only lets stubs answer instead: give one.")
+        }
+        if initialState == .examples && !stateful {
+            throw ValidationError("--initial-state examples is for --stateful documents: add --stateful.")
+        }
         return try documents.map { path in
             do {
                 let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path), deviations: deviations)
                 return Serving(
                     contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly,
-                    answering: OpenAPIAnswering(seed: seed, isDynamic: dynamic))
+                    answering: OpenAPIAnswering(
+                        seed: seed, isDynamic: dynamic, isStateful: stateful,
+                        startsFromExamples: initialState == .examples))
             } catch {
                 throw ValidationError("--openapi \(path): \(error)")
             }

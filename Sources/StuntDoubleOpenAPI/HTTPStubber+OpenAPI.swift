@@ -45,7 +45,7 @@ extension HTTPStubber {
     ) -> LoadedOpenAPIDocument {
         let document = LoadedOpenAPIDocument(
             contract: contract, validatesRequests: validatesRequests, answersRequests: answersRequests,
-            answering: answering)
+            answering: answering, resets: { [weak self] in self?.stateResets ?? 0 })
         add(gate: document.gate)
         if answersRequests { add(stub: document.stub) }
         return document

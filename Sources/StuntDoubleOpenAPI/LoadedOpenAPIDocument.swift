@@ -11,9 +11,20 @@ public final class LoadedOpenAPIDocument: Sendable {
     public let stub: HTTPStubRequest
     let gate: HTTPRequestGate
     private let draws = Locked<UInt64>(0)
+    /// The resources kept, when the document answers statefully.
+    let state: StatefulMock?
 
-    init(contract: OpenAPIContract, validatesRequests: Bool, answersRequests: Bool, answering: OpenAPIAnswering) {
+    init(
+        contract: OpenAPIContract, validatesRequests: Bool, answersRequests: Bool, answering: OpenAPIAnswering,
+        resets: @escaping @Sendable () -> UInt64 = { 0 }
+    ) {
         self.contract = contract
+        let state =
+            answering.isStateful && answersRequests
+            ? StatefulMock(
+                contract: contract, answering: answering, seedsFromExamples: answering.startsFromExamples,
+                resets: resets) : nil
+        self.state = state
         // Named after the document, and made "in" it: logs and reports say `(shop.yaml:1)`.
         let stub = HTTPStubRequest(
             name: "OpenAPI: \(contract.title)", priority: Int.min, fileID: contract.fileName, line: 1)
@@ -48,6 +59,7 @@ public final class LoadedOpenAPIDocument: Sendable {
         .stubEveryMethod { request, _ in
             switch contract.route(request) {
             case .found(let match):
+                if let state, let answer = state.answer(request, match: match) { return answer }
                 // With validation, the gate refused every request that breaks the document before this; without
                 // it, a request that breaks it is answered as its operation all the same.
                 let draw = draws.withLock { value in
@@ -62,6 +74,28 @@ public final class LoadedOpenAPIDocument: Sendable {
                     status: status, operation: operation, violations: violations, allowed: allowed)
             }
         }
+    }
+}
+
+extension LoadedOpenAPIDocument {
+    /// The collections a stateful document keeps, as `/pets and /pets/{petId} (id: id)`; empty unless it
+    /// answers statefully.
+    public var statefulCollections: [String] {
+        state?.collections.map(\.summary) ?? []
+    }
+
+    /// The resources a stateful document keeps at a collection's path (`/pets`, `/owners/7/pets`), as JSON, in
+    /// the order they were made.
+    /// - Parameter path: The collection's path, its variables filled in.
+    /// - Returns: Each resource's JSON; empty for a path with none, or a document that is not stateful.
+    public func resources(at path: String) -> [Data] {
+        state?.resources(at: path).map { Data($0.jsonText.utf8) } ?? []
+    }
+
+    /// Starts a stateful document's resources over: empty, or as its examples have them. The stubber's
+    /// `resetState()` (and the server's `POST /__admin/reset`) does the same.
+    public func resetState() {
+        state?.reset()
     }
 }
 

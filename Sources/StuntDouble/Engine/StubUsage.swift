@@ -148,8 +148,13 @@ struct StubUsage: Sendable {
         version &+= 1
     }
 
+    /// How many times `resetState()` ran: state kept outside the engine (an OpenAPI document's resources)
+    /// starts over when it changes.
+    private(set) var resets: UInt64 = 0
+
     /// Forgets answer counts, sequence places and scenario states (not the journal).
     mutating func resetState() {
+        resets &+= 1
         answered = [:]
         positions = [:]
         scenarioStates = [:]

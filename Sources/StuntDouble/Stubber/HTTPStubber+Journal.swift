@@ -76,6 +76,12 @@ extension HTTPStubber {
         usage.withLock { $0.resetState() }
     }
 
+    /// How many times ``resetState()`` ran: state kept beside the stubs (a stateful OpenAPI document's
+    /// resources) starts over when this changes.
+    package var stateResets: UInt64 {
+        usage.withLock { $0.resets }
+    }
+
     /// The current state of a scenario in this stubber: its initial state until a stub or
     /// ``setState(_:of:)`` moves it.
     /// - Parameter scenario: The scenario.

@@ -38,10 +38,22 @@ struct ContractCompiler {
                         location: documents.location(of: operation),
                         securityLocation: documents.location(
                             of: operation["security"] ?? root["security"] ?? operation),
-                        pathVariables: PathTemplate.variables(in: path)))
+                        pathVariables: PathTemplate.variables(in: path),
+                        extensions: Self.extensions(of: pathItem, operation)))
             }
         }
         return operations
+    }
+
+    /// The `x-stuntdouble-*` members of a path item and of one of its operations (the operation's win).
+    private static func extensions(of pathItem: DocumentNode, _ operation: DocumentNode) -> [String: SchemaValue] {
+        var found: [String: SchemaValue] = [:]
+        for node in [pathItem, operation] {
+            for (key, value) in node.members where key.hasPrefix("x-stuntdouble-") {
+                found[key] = value.value
+            }
+        }
+        return found
     }
 
     private func checkPathParameters(

@@ -118,6 +118,9 @@ struct ContractOperation: Sendable {
     let securityLocation: OpenAPISourceLocation
     /// The path template's variables, in order.
     let pathVariables: [String]
+    /// The `x-stuntdouble-*` extensions of the operation and of its path item (the operation's win): how the
+    /// stateful mock reads the path (`x-stuntdouble-collection`, `x-stuntdouble-id`).
+    let extensions: [String: SchemaValue]
 
     /// `GET /pets/{petId} (getPet)`.
     var title: String {

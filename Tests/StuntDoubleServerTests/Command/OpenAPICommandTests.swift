@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// `serve --openapi` and `check --openapi`, run as processes.
@@ -121,6 +122,86 @@ import Testing
             HTTPClientRequest(url: base + "/tasks/anything"), timeout: .seconds(30))
         #expect(response.status == .ok)
         #expect(String(buffer: try await response.body.collect(upTo: 1 << 20)) == "a task")
+        serve.signal(SIGTERM)
+        #expect(try await serve.waitForExit() == 0)
+    }
+
+    /// `serve --stateful`: a task made with POST is read and listed, the examples are the start with
+    /// `--initial-state examples`, and `POST /__admin/reset` goes back to them.
+    @Test func aStatefulDocumentKeepsWhatRequestsMakeUntilAReset() async throws {
+        let root = try AdminAPITests.root([
+            "api.yaml": """
+            openapi: 3.1.0
+            info: { title: Tasks, version: "1" }
+            paths:
+              /tasks:
+                get:
+                  responses:
+                    "200":
+                      description: The tasks.
+                      content:
+                        application/json:
+                          schema: { type: array, items: { $ref: "#/components/schemas/Task" } }
+                          example: [{ id: 1, title: Shop, done: false }]
+                post:
+                  requestBody:
+                    content: { application/json: { schema: { $ref: "#/components/schemas/Task" } } }
+                  responses:
+                    "201":
+                      description: Made.
+                      content: { application/json: { schema: { $ref: "#/components/schemas/Task" } } }
+              /tasks/{id}:
+                get:
+                  parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]
+                  responses:
+                    "200":
+                      description: A task.
+                      content: { application/json: { schema: { $ref: "#/components/schemas/Task" } } }
+                    "404": { description: No such task. }
+            components:
+              schemas:
+                Task:
+                  type: object
+                  required: [id, title, done]
+                  properties:
+                    id: { type: integer, readOnly: true }
+                    title: { type: string }
+                    done: { type: boolean, default: false }
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let document = root.appendingPathComponent("api.yaml").path
+        let refused = try await CommandProcess.run([
+            "serve", "--port", "0", "--openapi", document, "--initial-state", "examples",
+        ])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("--initial-state examples is for --stateful documents"), "\(refused.error)")
+
+        let serve = try CommandProcess([
+            "serve", "--port", "0", "--openapi", document, "--stateful", "--initial-state", "examples",
+        ])
+        #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
+        #expect(serve.standardOutput.contains("--stateful, keeping resources of /tasks and /tasks/{id} (id: id)"))
+        let base = String(try #require(serve.standardOutput.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1)
+        func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil) async throws -> (Int, String) {
+            var request = HTTPClientRequest(url: base + path)
+            request.method = method
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+        #expect(try await send(.GET, "/tasks").1 == #"[{"id":1,"title":"Shop","done":false}]"#)
+        let made = try await send(.POST, "/tasks", #"{"title": "Cook", "done": true}"#)
+        #expect(made.0 == 201)
+        #expect(made.1 == #"{"title":"Cook","done":true,"id":2}"#)
+        #expect(try await send(.GET, "/tasks/2") == (200, made.1))
+        #expect(try await send(.GET, "/tasks").1.contains("Cook"))
+        #expect(try await send(.POST, "/__admin/reset").0 == 200)
+        #expect(try await send(.GET, "/tasks/2").0 == 404)
+        #expect(try await send(.GET, "/tasks").1 == #"[{"id":1,"title":"Shop","done":false}]"#)
         serve.signal(SIGTERM)
         #expect(try await serve.waitForExit() == 0)
     }
