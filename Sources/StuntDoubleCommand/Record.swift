@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StuntDouble
+import StuntDoubleOpenAPI
 import StuntDoubleServer
 import StuntDoubleWireMock
 
@@ -49,6 +50,15 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var admin: AdminOptions
 
+    @Option(
+        name: .customLong("openapi"),
+        help: """
+            An OpenAPI document to check what is recorded against (repeatable): each exchange that breaks it is \
+            marked in its mapping's metadata (stuntdouble.contractViolations), and named in the answer's \
+            StuntDouble-Violations header and the log.
+            """)
+    var documents: [String] = []
+
     @Flag(help: "Do not log each request.")
     var quiet = false
 
@@ -72,6 +82,14 @@ struct Record: AsyncParsableCommand {
             for diagnostic in error.diagnostics { printError(diagnostic.description) }
             printError("error: \(error.message)")
             throw ExitCode.failure
+        }
+        for path in documents {
+            do {
+                stubber.load(
+                    checkingForwardedTrafficAgainst: try OpenAPIContract(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw ValidationError("--openapi \(path): \(error)")
+            }
         }
         var configuration = HTTPStubServer.Configuration(host: host, port: port)
         configuration.logger = Logger(label: "stuntdouble")

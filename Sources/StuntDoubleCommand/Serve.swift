@@ -193,7 +193,7 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
-        let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate)
+        let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate, forwarding: proxy != nil)
         let stubber = HTTPStubber()
         stubber.eventTimeScale = eventTimeScale
         let loaded = servings.map { $0.load(into: stubber) }
@@ -220,8 +220,17 @@ struct Serve: AsyncParsableCommand {
         for (serving, document) in zip(servings, loaded) {
             let contract = serving.contract
             let mode =
-                serving.answersRequests
-                ? "answering from examples and schemas" : "checking requests only (--validate-only)"
+                if let forwarded = serving.checksForwarded {
+                    "checking what is forwarded to \(proxy ?? "the upstream") and its answers"
+                        + (forwarded.refusesAnswers
+                            ? " (--errors: violations refused)"
+                            : forwarded.refusesRequests
+                                ? " (--validate-only: requests that break it refused)" : "")
+                } else if serving.answersRequests {
+                    "answering from examples and schemas"
+                } else {
+                    "checking requests only (--validate-only)"
+                }
             say(
                 "Serving OpenAPI \(contract.file) (\(contract.title), \(contract.operationCount) operation"
                     + "\(contract.operationCount == 1 ? "" : "s")) on \(baseURL.absoluteString): \(mode)")

@@ -153,24 +153,50 @@ struct OpenAPIOptions: ParsableArguments {
             """)
     var initialState: InitialState = .empty
 
+    @Flag(
+        help: """
+            With --proxy: answer a request that breaks the --openapi documents with their error instead of \
+            forwarding it, and an upstream's answer that breaks them with a 502 problem document (RFC 9457), as \
+            Prism's --errors does. Without it, violations are reported in the StuntDouble-Violations header, the \
+            journal and the log.
+            """)
+    var errors = false
+
     /// A document to serve, and how.
     struct Serving {
         let contract: OpenAPIContract
         let validatesRequests: Bool
         let answersRequests: Bool
         let answering: OpenAPIAnswering
+        /// Behind `--proxy`: the document checks forwarded traffic; whether it refuses what breaks it.
+        var checksForwarded: (refusesRequests: Bool, refusesAnswers: Bool)?
 
         /// Loads the document into the stubber a server serves.
         @discardableResult
         func load(into stubber: HTTPStubber) -> LoadedOpenAPIDocument {
-            stubber.load(
+            if let checksForwarded {
+                return stubber.load(
+                    checkingForwardedTrafficAgainst: contract, refusesRequests: checksForwarded.refusesRequests,
+                    refusesAnswers: checksForwarded.refusesAnswers)
+            }
+            return stubber.load(
                 contract, validatesRequests: validatesRequests, answersRequests: answersRequests, answering: answering)
         }
     }
 
-    func servings(deviations: OpenAPIContract.Deviations = .tolerate) throws -> [Serving] {
+    /// The documents to serve; `forwarding` when the server has an upstream (`--proxy`): then they check the
+    /// traffic forwarded to it (Prism's proxy mode) instead of answering.
+    func servings(deviations: OpenAPIContract.Deviations = .tolerate, forwarding: Bool = false) throws -> [Serving] {
         if validateOnly && noValidation {
             throw ValidationError("--validate-only and --no-validation together would neither check nor answer.")
+        }
+        if forwarding && (noValidation || stateful) {
+            throw ValidationError(
+                "With --proxy, the --openapi documents check what is forwarded to the upstream, which answers: "
+                    + "\(noValidation ? "--no-validation" : "--stateful") has nothing to do there.")
+        }
+        if errors && !forwarding {
+            throw ValidationError("--errors is for a validating proxy: add --proxy URL (the upstream to check).")
         }
         if stateful && validateOnly {
             throw ValidationError(
@@ -183,10 +209,11 @@ struct OpenAPIOptions: ParsableArguments {
             do {
                 let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path), deviations: deviations)
                 return Serving(
-                    contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly,
+                    contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly && !forwarding,
                     answering: OpenAPIAnswering(
                         seed: seed, isDynamic: dynamic, isStateful: stateful,
-                        startsFromExamples: initialState == .examples))
+                        startsFromExamples: initialState == .examples),
+                    checksForwarded: forwarding ? (validateOnly || errors, errors) : nil)
             } catch {
                 throw ValidationError("--openapi \(path): \(error)")
             }

@@ -51,6 +51,40 @@ extension HTTPStubber {
         return document
     }
 
+    /// Loads an OpenAPI document to check the traffic a server forwards to its upstream, as Stoplight Prism's
+    /// proxy mode does (`stuntdouble serve --openapi openapi.yaml --proxy URL`): the document answers nothing;
+    /// each request to one of its operations, and the upstream's answer, are checked against it.
+    ///
+    /// What either breaks is named in the answer's `StuntDouble-Violations` header, kept in the request's journal
+    /// entry (`openAPIRequestViolations`, `openAPIViolations`) and logged. With
+    /// `refusesViolations`, a request that breaks the document is answered with its error instead of forwarded,
+    /// and an upstream's answer that breaks it becomes a `502` problem document (RFC 9457) naming each rule.
+    /// - Parameters:
+    ///   - contract: The document.
+    ///   - refusesViolations: Whether violations become errors (`serve --errors`) rather than reports.
+    /// - Returns: The loaded document, to ``unload(_:)`` it.
+    @discardableResult
+    public func load(checkingForwardedTrafficAgainst contract: OpenAPIContract, refusesViolations: Bool = false)
+        -> LoadedOpenAPIDocument
+    {
+        load(
+            checkingForwardedTrafficAgainst: contract, refusesRequests: refusesViolations,
+            refusesAnswers: refusesViolations)
+    }
+
+    /// Loads a document to check forwarded traffic, refusing requests and answers that break it apart
+    /// (`serve --validate-only --proxy URL` refuses requests and reports answers).
+    @discardableResult
+    package func load(
+        checkingForwardedTrafficAgainst contract: OpenAPIContract, refusesRequests: Bool, refusesAnswers: Bool
+    ) -> LoadedOpenAPIDocument {
+        let document = LoadedOpenAPIDocument(
+            contract: contract, validatesRequests: refusesRequests, answersRequests: false,
+            answering: OpenAPIAnswering(), forwarded: refusesAnswers ? .refused : .reported)
+        add(gate: document.gate)
+        return document
+    }
+
     /// Removes a loaded document: its answers and its checks.
     /// - Parameter document: What `load` returned.
     public func unload(_ document: LoadedOpenAPIDocument) {

@@ -16,7 +16,7 @@ public final class LoadedOpenAPIDocument: Sendable {
 
     init(
         contract: OpenAPIContract, validatesRequests: Bool, answersRequests: Bool, answering: OpenAPIAnswering,
-        resets: @escaping @Sendable () -> UInt64 = { 0 }
+        resets: @escaping @Sendable () -> UInt64 = { 0 }, forwarded: ForwardedTraffic? = nil
     ) {
         self.contract = contract
         let state =
@@ -29,6 +29,14 @@ public final class LoadedOpenAPIDocument: Sendable {
         let stub = HTTPStubRequest(
             name: "OpenAPI: \(contract.title)", priority: Int.min, fileID: contract.fileName, line: 1)
         self.stub = stub
+        let forwardedCheck: (@Sendable (HTTPIncomingRequest) -> HTTPForwardedCheck?)? =
+            if let forwarded {
+                { request in
+                    LoadedOpenAPIDocument.check(forwarded: request, against: contract, refusing: forwarded == .refused)
+                }
+            } else {
+                nil
+            }
         gate = HTTPRequestGate(
             stub: stub,
             refusal: { request in
@@ -46,7 +54,8 @@ public final class LoadedOpenAPIDocument: Sendable {
                 )
                 .filter { $0.rule != "path" }
                 return violations.isEmpty ? [] : [ContractViolations(violations: violations)]
-            })
+            },
+            forwardedCheck: forwardedCheck)
         guard answersRequests else { return }
         let draws = self.draws
         stub.match(
@@ -78,6 +87,43 @@ public final class LoadedOpenAPIDocument: Sendable {
 }
 
 extension LoadedOpenAPIDocument {
+    /// What becomes of forwarded traffic that breaks the document.
+    enum ForwardedTraffic: Sendable {
+        /// Reported: in `StuntDouble-Violations`, the journal and the log.
+        case reported
+        /// Refused: a request with the document's error, an upstream's answer with `502`.
+        case refused
+    }
+
+    /// A validating proxy's look at a request it forwards: what the request breaks, and a check of the upstream's
+    /// answer once it has all arrived. `nil` for a request to no operation of the document (not its to judge).
+    static func check(forwarded request: HTTPIncomingRequest, against contract: OpenAPIContract, refusing: Bool)
+        -> HTTPForwardedCheck?
+    {
+        guard case .found(let match) = contract.route(request) else { return nil }
+        return HTTPForwardedCheck(
+            request: findings(contract.violations(of: request), subject: .request),
+            response: { status, headers, body in
+                let broken = contract.violations(ofResponse: status, headers: headers, body: body, to: request)
+                var found = findings(broken, subject: .upstreamResponse)
+                if refusing, !broken.isEmpty {
+                    found.replacement = contract.problemResponse(
+                        status: 502, operation: match.operation, violations: broken, allowed: [],
+                        about: "The upstream's response")
+                }
+                return found
+            })
+    }
+
+    private static func findings(_ violations: [OpenAPIViolation], subject: ContractViolations.Subject)
+        -> HTTPForwardedFindings
+    {
+        guard !violations.isEmpty else { return HTTPForwardedFindings() }
+        return HTTPForwardedFindings(
+            annotations: [ContractViolations(violations: violations, subject: subject)],
+            summary: OpenAPIContract.headerSummary(of: violations))
+    }
+
     /// The collections a stateful document keeps, as `/pets and /pets/{petId} (id: id)`; empty unless it
     /// answers statefully.
     public var statefulCollections: [String] {

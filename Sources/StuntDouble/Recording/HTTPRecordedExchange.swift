@@ -67,6 +67,10 @@ public struct HTTPRecordedExchange: Sendable {
     /// When the response's head and the parts of its body arrived, in order; empty when the recorder did not
     /// time them. A recording keeps an event stream's pace from these.
     public var arrivals: [Arrival] = []
+    /// What a validating proxy found wrong with the exchange (each rule of an OpenAPI document the request or
+    /// the answer breaks, `request: ...` or `answer: ...`); a recording writes them into the mapping's
+    /// `metadata`.
+    public var contractNotes: [String] = []
 
     /// A moment of a response's arrival: its head (`byteCount` 0), or a part of its body.
     public struct Arrival: Hashable, Sendable {
@@ -87,13 +91,14 @@ public struct HTTPRecordedExchange: Sendable {
 
     package init(
         request: HTTPIncomingRequest, response: HTTPRecordedResponse, body: Data, date: Date = Date(),
-        arrivals: [Arrival] = []
+        arrivals: [Arrival] = [], contractNotes: [String] = []
     ) {
         self.request = request
         self.response = response
         self.body = body
         self.date = date
         self.arrivals = arrivals
+        self.contractNotes = contractNotes
     }
 
     /// The response's body as the events of a stream with the pace at which they arrived, when it is a

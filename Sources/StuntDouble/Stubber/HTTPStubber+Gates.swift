@@ -13,18 +13,26 @@ package final class HTTPRequestGate: Sendable {
     private let refusal: @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?
     private let responseCheck: @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [any HTTPJournalAnnotation]
 
+    /// What the gate finds about a request forwarded to an upstream and about the upstream's answer, or `nil`
+    /// when it does not look at forwarded traffic (or at this request).
+    let forwardedCheck: (@Sendable (HTTPIncomingRequest) -> HTTPForwardedCheck?)?
+
     /// - Parameters:
     ///   - stub: The stub that journal entries of refused requests name (it need not be added).
     ///   - refusal: The response refusing a request, or `nil` to let it through.
     ///   - responseCheck: What the gate finds about another stub's response to a request, for the journal.
+    ///   - forwardedCheck: What the gate finds about a request forwarded to an upstream, and about the
+    ///     upstream's answer (a validating proxy); `nil` to leave forwarded traffic alone.
     package init(
         stub: HTTPStubRequest, refusal: @escaping @Sendable (HTTPIncomingRequest) -> HTTPStubResponse?,
         responseCheck:
-            @escaping @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [any HTTPJournalAnnotation]
+            @escaping @Sendable (HTTPIncomingRequest, HTTPResponsePlan.Response) -> [any HTTPJournalAnnotation],
+        forwardedCheck: (@Sendable (HTTPIncomingRequest) -> HTTPForwardedCheck?)? = nil
     ) {
         self.stub = stub
         self.refusal = refusal
         self.responseCheck = responseCheck
+        self.forwardedCheck = forwardedCheck
     }
 
     func annotations(of plan: HTTPResponsePlan, to request: HTTPIncomingRequest) -> [any HTTPJournalAnnotation] {
@@ -37,7 +45,55 @@ package final class HTTPRequestGate: Sendable {
     }
 }
 
+/// What a gate finds about traffic a server forwards to an upstream (a validating proxy): the request's
+/// findings at once, the answer's once it has all arrived.
+package struct HTTPForwardedCheck: Sendable {
+    /// What the request breaks.
+    package let request: HTTPForwardedFindings
+    /// What the upstream's answer breaks: its status, header fields and whole body.
+    package let response: @Sendable (_ status: Int, _ headers: HTTPHeaders, _ body: Data) -> HTTPForwardedFindings
+
+    package init(
+        request: HTTPForwardedFindings,
+        response: @escaping @Sendable (_ status: Int, _ headers: HTTPHeaders, _ body: Data) -> HTTPForwardedFindings
+    ) {
+        self.request = request
+        self.response = response
+    }
+}
+
+/// What a gate found about one side of a forwarded exchange.
+package struct HTTPForwardedFindings: Sendable {
+    /// For the journal entry (and the server's log).
+    package var annotations: [any HTTPJournalAnnotation]
+    /// What is broken, on one line, for a header of the answer; `nil` when nothing is.
+    package var summary: String?
+    /// An answer to give instead of the upstream's (a proxy that turns violations into errors).
+    package var replacement: HTTPStubResponse?
+
+    package init(
+        annotations: [any HTTPJournalAnnotation] = [], summary: String? = nil, replacement: HTTPStubResponse? = nil
+    ) {
+        self.annotations = annotations
+        self.summary = summary
+        self.replacement = replacement
+    }
+}
+
 extension HTTPStubber {
+    /// What the gates find about a request a server forwards to its upstream: one check per gate that looks at
+    /// it (an OpenAPI document whose operation it is, loaded to check forwarded traffic).
+    package func forwardedChecks(for request: HTTPIncomingRequest) -> [HTTPForwardedCheck] {
+        let gates = state.withLock { $0.gates }
+        return gates.compactMap { $0.forwardedCheck?(request) }
+    }
+
+    /// Adds findings to a request's journal entry (the server's, about a forwarded exchange).
+    package func annotate(entry: Int, with annotations: [any HTTPJournalAnnotation]) {
+        guard !annotations.isEmpty else { return }
+        usage.withLock { $0.annotate(entry, with: annotations) }
+    }
+
     /// Adds a gate: requests it refuses never reach a stub.
     package func add(gate: HTTPRequestGate) {
         state.withLock { $0.gates.append(gate) }

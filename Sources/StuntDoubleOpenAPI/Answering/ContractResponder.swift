@@ -30,9 +30,10 @@ struct Preferences: Sendable {
 extension OpenAPIContract {
     /// The problem document for a request that breaks the contract (RFC 9457 `application/problem+json`):
     /// every rule broken, where, and the document's line of each.
-    func problemResponse(status: Int, operation: Int?, violations: [OpenAPIViolation], allowed: [HTTPMethod])
-        -> HTTPStubResponse
-    {
+    func problemResponse(
+        status: Int, operation: Int?, violations: [OpenAPIViolation], allowed: [HTTPMethod],
+        about subject: String = "The request"
+    ) -> HTTPStubResponse {
         let title: String =
             switch status {
             case 401: "Unauthorized"
@@ -40,6 +41,7 @@ extension OpenAPIContract {
             case 405: "Method Not Allowed"
             case 415: "Unsupported Media Type"
             case 422: "Unprocessable Content"
+            case 502: "Bad Gateway"
             default: "Bad Request"
             }
         var members: [(String, SchemaValue)] = [
@@ -49,7 +51,7 @@ extension OpenAPIContract {
             (
                 "detail",
                 .string(
-                    "The request does not keep to \(fileName): " + violations.map(\.description).joined(separator: "; ")
+                    "\(subject) does not keep to \(fileName): " + violations.map(\.description).joined(separator: "; ")
                 )
             ),
         ]
@@ -90,10 +92,7 @@ extension OpenAPIContract {
         let problem = SchemaValue.object(members)
         // The rules broken, on one line, whatever the body: a document's own error format may have no room for
         // them (Prism puts them in `sl-violations`).
-        var summary = violations.map(\.description).joined(separator: "; ")
-        summary = String(summary.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
-        if summary.utf8.count > 4_000 { summary = String(summary.prefix(4_000)) + "..." }
-        headers[HTTPHeaders.Name(rawValue: "StuntDouble-Violations")] = summary
+        headers[Self.violationsHeader] = Self.headerSummary(of: violations)
         guard let operation, let declared = declaredError(for: status, of: operations[operation]) else {
             return HTTPStubResponse(
                 statusCode: HTTPStatusCode(rawValue: status), contentType: "application/problem+json",
@@ -122,6 +121,17 @@ extension OpenAPIContract {
         return HTTPStubResponse(
             statusCode: HTTPStatusCode(rawValue: code), contentType: HTTPContentType(rawValue: contentType),
             body: Self.bytes(of: body, as: contentType), headers: headers)
+    }
+
+    /// The header naming what a request or an answer breaks, on one line.
+    static let violationsHeader = HTTPHeaders.Name(rawValue: "StuntDouble-Violations")
+
+    /// Violations on one line, for `StuntDouble-Violations`: no control characters, at most about 4,000 bytes.
+    static func headerSummary(of violations: [OpenAPIViolation]) -> String {
+        var summary = violations.map(\.description).joined(separator: "; ")
+        summary = String(summary.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        if summary.utf8.count > 4_000 { summary = String(summary.prefix(4_000)) + "..." }
+        return summary
     }
 
     /// The response an operation declares for a refusal, as Prism picks it: the status itself (for a body that

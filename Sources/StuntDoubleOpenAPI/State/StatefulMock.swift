@@ -304,9 +304,7 @@ extension StatefulCall {
             ofResponse: response.statusCode.rawValue, headers: sent, body: response.body ?? Data(), to: request)
         guard !violations.isEmpty else { return response }
         var headers = response.headers
-        var summary = violations.map(\.description).joined(separator: "; ")
-        summary = String(summary.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
-        headers[HTTPHeaders.Name(rawValue: "StuntDouble-Violations")] = summary
+        headers[OpenAPIContract.violationsHeader] = OpenAPIContract.headerSummary(of: violations)
         response.headers = headers
         return response
     }

@@ -115,8 +115,11 @@ enum TrafficPage {
             cell(row, answered, event.wasMatched ? "" : "err");
             cell(row, event.timing.totalTime + " ms", "mono");
             if (event.response.fault) row.cells[5].textContent += " — " + event.response.fault;
-            if (event.contractViolations) {
-              // The stub's response breaks a loaded OpenAPI document: what, under the row.
+            if (event.contractViolations || event.requestViolations) {
+              // The stub's response (or, behind a validating proxy, the request or the upstream's answer) breaks
+              // a loaded OpenAPI document: what, under the row.
+              const broken = (event.requestViolations || []).map(line => "request: " + line)
+                .concat((event.contractViolations || []).map(line => (event.requestViolations ? "answer: " : "") + line));
               row.className = "violation";
               row.cells[5].textContent += " — breaks the OpenAPI document";
               const detail = body.insertRow();
@@ -125,7 +128,7 @@ enum TrafficPage {
               td.colSpan = 7;
               const pre = document.createElement("pre");
               pre.className = "report violations";
-              pre.textContent = event.contractViolations.join("\n");
+              pre.textContent = broken.join("\n");
               td.appendChild(pre);
             }
             if (event.serverSentEvents) {

@@ -67,10 +67,10 @@ extension StubRequestHandler {
             playback.prepare(plan, shift: core.globalDelay.withLockedValue { $0 })
         case .unmatched(let report):
             if let serverWide = core.proxy?.serverWide, !isRefusedProxyTarget(head.uri) {
-                // Unmatched, with an upstream: forwarded.
+                // Unmatched, with an upstream: forwarded (and checked, behind a validating proxy).
                 return forward(
                     head, body: body, request: request, via: serverWide, playback: playback, recording: nil,
-                    at: receivedAt, context: context)
+                    at: receivedAt, checks: core.stubber.forwardedChecks(for: request), context: context)
             }
             if head.method == .GET, let files = core.store.root?.appendingPathComponent("__files"),
                 let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
@@ -96,7 +96,7 @@ extension StubRequestHandler {
                 if case .recording(let attached) = reason { recording = attached as? HTTPRecording }
                 return forward(
                     head, body: body, request: request, via: serverWide, playback: playback, recording: recording,
-                    at: receivedAt, context: context)
+                    at: receivedAt, checks: core.stubber.forwardedChecks(for: request), context: context)
             }
             playback.prepareText(
                 status: .badGateway,

@@ -21,7 +21,7 @@ extension StubRequestHandler {
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
         playback: Playback, recording: HTTPRecording?, mappingID: UUID? = nil, at start: NIODeadline,
-        context: ChannelHandlerContext
+        checks: [HTTPForwardedCheck] = [], context: ChannelHandlerContext
     ) -> ConnectionStateMachine.Action {
         let target = UpstreamProxy.target(for: head, via: stubProxy)
         let flow = playback.prepareProxied(
@@ -31,7 +31,7 @@ extension StubRequestHandler {
         pendingForward = { [self] in
             proxy(
                 head, body: body, request: request, via: stubProxy, playback: playback, flow: flow,
-                recording: recording, mappingID: mappingID, target: target, context: context)
+                recording: recording, mappingID: mappingID, target: target, checks: checks, context: context)
         }
         return machine.answer(playback, now: context.eventLoop.now)
     }
@@ -42,9 +42,10 @@ extension StubRequestHandler {
     private func proxy(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
         playback: Playback, flow: UpstreamFlow, recording: HTTPRecording?, mappingID: UUID?, target: String,
-        context: ChannelHandlerContext
+        checks: [HTTPForwardedCheck], context: ChannelHandlerContext
     ) {
         guard let proxy = core.proxy else { return }
+        let checked = checking(checks, entry: playback.entry, head: head)
         let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
@@ -66,6 +67,8 @@ extension StubRequestHandler {
             head, body: body, to: target, adding: stubProxy.additionalHeaders,
             identityEncoding: recording != nil || isRecorder, flow: flow
         ) { event in
+            // A validating proxy holds the answer until it is whole: held bytes have arrived where they wait.
+            let (delivered, streamed) = checked?.pass(event) ?? ([event], true)
             switch event {
             case .head(let status, let headers):
                 received.withLockedValue {
@@ -95,7 +98,7 @@ extension StubRequestHandler {
                 }
                 recording?.add(
                     request, status: exchange.status, headers: exchange.headers, body: exchange.body,
-                    arrivals: exchange.arrivals)
+                    arrivals: exchange.arrivals, contractNotes: checked?.notes ?? [])
                 if let entry, !exchange.isOversize {
                     exchanges.add(
                         entry: entry,
@@ -114,10 +117,31 @@ extension StubRequestHandler {
                     exchanges.release(held)
                 }
             }
+            if !streamed, case .body(let part) = event { flow.arrived(part.readableBytes) }
+            guard !delivered.isEmpty else { return }
             eventLoop.execute {
-                if case .body(let part) = event { flow.arrived(part.readableBytes) }
+                if streamed, case .body(let part) = event { flow.arrived(part.readableBytes) }
                 let (handler, context, playback) = bound.value
-                handler.upstream(event, playback: playback, target: target, context: context)
+                for event in delivered {
+                    handler.upstream(event, playback: playback, target: target, context: context)
+                }
+            }
+        }
+    }
+
+    /// A validating proxy's hold on the answer, when loaded documents check this request (`serve --openapi X
+    /// --proxy URL`): what the request breaks goes into its journal entry at once, what the answer breaks when it
+    /// has all arrived.
+    private func checking(_ checks: [HTTPForwardedCheck], entry: Int?, head: HTTPRequestHead) -> CheckedForwarding? {
+        guard !checks.isEmpty else { return nil }
+        let stubber = core.stubber
+        if let entry { stubber.annotate(entry: entry, with: checks.flatMap(\.request.annotations)) }
+        let logger = core.logger
+        let line = "\(head.method.rawValue) \(core.loggedTarget(head.uri))"
+        return CheckedForwarding(checks: checks) { annotations, unchecked in
+            if let entry { stubber.annotate(entry: entry, with: annotations) }
+            if let unchecked {
+                logger.info("\(line): the upstream's answer is \(unchecked): only its head was checked")
             }
         }
     }

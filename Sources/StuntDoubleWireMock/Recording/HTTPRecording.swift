@@ -165,13 +165,14 @@ public final class HTTPRecording: HTTPExchangeRecorder {
     }
 
     /// Keeps an exchange that a proxy (the stub server) forwarded: the upstream's status, headers and body, and
-    /// when they arrived.
+    /// when they arrived; `contractNotes`, what a validating proxy found wrong with it.
     package func add(
         _ request: HTTPIncomingRequest, status: Int, headers: [(name: String, value: String)], body: Data,
-        arrivals: [HTTPRecordedExchange.Arrival] = []
+        arrivals: [HTTPRecordedExchange.Arrival] = [], contractNotes: [String] = []
     ) {
         let response = HTTPRecordedResponse(statusCode: status, headers: headers)
-        let exchange = HTTPRecordedExchange(request: request, response: response, body: body, arrivals: arrivals)
+        let exchange = HTTPRecordedExchange(
+            request: request, response: response, body: body, arrivals: arrivals, contractNotes: contractNotes)
         state.withLock { $0.exchanges.append(exchange) }
     }
 

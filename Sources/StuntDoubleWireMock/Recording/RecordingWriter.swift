@@ -33,6 +33,19 @@ struct RecordingWriter {
             ]
             let (response, bodyFile) = responseNode(for: exchange, fileName: name)
             members.append(("response", response))
+            if !exchange.contractNotes.isEmpty {
+                // Recorded through a validating proxy: what the exchange breaks, for whoever reads or serves it.
+                members.append(
+                    (
+                        "metadata",
+                        .object([
+                            (
+                                "stuntdouble",
+                                .object([("contractViolations", .array(exchange.contractNotes.map(JSONNode.string)))])
+                            )
+                        ])
+                    ))
+            }
             if let bodyFile {
                 files["__files/\(bodyFile.name)"] = bodyFile.data
             }
