@@ -67,6 +67,7 @@ struct DocumentRepair {
             root = root.setting("info", to: info)
         }
         root = repairMetadataURLs(root)
+        if let security = root["security"] { root = root.setting("security", to: repairSecurity(security)) }
         for (kind, map) in root["components"]?.members ?? [] where kind != "extensions" && !kind.hasPrefix("x-") {
             for (name, value) in map.members where !Self.isComponentName(name) {
                 note(
@@ -262,7 +263,45 @@ struct DocumentRepair {
             operation = operation.setting("responses", to: responses.withMembers(repaired))
         }
         if let servers = operation["servers"] { operation = operation.setting("servers", to: repairServers(servers)) }
+        if let security = operation["security"] {
+            operation = operation.setting("security", to: repairSecurity(security))
+        }
         return operation
+    }
+
+    /// Ways of authenticating that name a scheme `components.securitySchemes` does not define (a misspelt or
+    /// renamed scheme): left out, since nothing can check them. The others stay; when none does, the operation
+    /// needs no authentication.
+    private mutating func repairSecurity(_ security: DocumentNode) -> DocumentNode {
+        guard case .sequence = security.kind else { return security }
+        let schemes = (try? documents.main["components"]?["securitySchemes"].map { try documents.dereference($0) })
+        let defined = Set((schemes ?? nil)?.members.map(\.key) ?? [])
+        var kept: [DocumentNode] = []
+        for var alternative in security.items {
+            // A name that differs from a defined one only in case (`BearerAuth` for `bearerAuth`) is that one.
+            let renamed = alternative.members.map { name, value -> (key: String, value: DocumentNode) in
+                guard !defined.contains(name),
+                    let match = defined.first(where: { $0.lowercased() == name.lowercased() })
+                else { return (name, value) }
+                note(
+                    alternative,
+                    "security names \"\(name)\", which differs only in case from the scheme \"\(match)\": read as it")
+                return (match, value)
+            }
+            if alternative.isMapping { alternative = alternative.withMembers(renamed) }
+            let unknown = alternative.members.map(\.key).filter { !defined.contains($0) }
+            guard !unknown.isEmpty else {
+                kept.append(alternative)
+                continue
+            }
+            note(
+                alternative,
+                "security names " + unknown.map { "\"\($0)\"" }.joined(separator: ", ")
+                    + ", which components.securitySchemes does not define: this way of authenticating is left out "
+                    + "(nothing could check it)"
+                    + (security.items.count == 1 ? ", and no authentication is needed" : ""))
+        }
+        return security.withItems(kept)
     }
 
     /// Path parameters are required: one that says otherwise (or nothing) is read as required.

@@ -260,6 +260,45 @@ struct DeviationTests {
                 """,
             expected: ("7:16", "the 200 response is a $ref to #/components/requestBodies/Thing, which is no response"),
             allowed: (.get, "http://h/a")),
+        Case(
+            name: "a security requirement naming a scheme that is not defined, beside one that is",
+            document: head31 + """
+                paths:
+                  /a:
+                    get:
+                      security: [{bearer: []}, {api_key: []}]
+                      responses: {'200': {description: ok}}
+                components:
+                  securitySchemes:
+                    bearer: {type: http, scheme: bearer}
+                """, expected: ("6:32", "security names \"api_key\", which components.securitySchemes does not define"),
+            refused: (.get, "http://h/a", "security")),
+        Case(
+            name: "a security requirement naming a scheme in another case",
+            document: head31 + """
+                paths:
+                  /a:
+                    get:
+                      security: [{BearerAuth: []}]
+                      responses: {'200': {description: ok}}
+                components:
+                  securitySchemes:
+                    bearerAuth: {type: http, scheme: bearer}
+                """, expected: ("6:18", "differs only in case from the scheme \"bearerAuth\": read as it"),
+            refused: (.get, "http://h/a", "security")),
+        Case(
+            name: "the document's only security requirement names a scheme that is not defined",
+            document: head30 + """
+                security: [{ApiKeyAuth: []}]
+                paths:
+                  /a:
+                    get:
+                      responses: {'200': {description: ok}}
+                """,
+            expected: (
+                "3:12", "this way of authenticating is left out (nothing could check it), and no authentication"
+            ),
+            allowed: (.get, "http://h/a")),
     ]
 
     @Test(arguments: cases)
