@@ -241,6 +241,19 @@ struct Serve: AsyncParsableCommand {
                         ? "  --stateful: no collections found (a path such as /pets/{petId} makes one)"
                         : "  --stateful, keeping resources of " + collections.joined(separator: "; "))
             }
+            if serving.answersRequests, serving.checksForwarded == nil {
+                let callbacks = contract.callbackTitles
+                if !callbacks.isEmpty {
+                    say(
+                        "  callbacks sent after successful answers: " + callbacks.prefix(5).joined(separator: "; ")
+                            + (callbacks.count > 5 ? "; and \(callbacks.count - 5) more" : ""))
+                }
+                if !contract.webhookNames.isEmpty, !admin.noAdmin {
+                    say(
+                        "  webhooks " + contract.webhookNames.joined(separator: ", ") + ": fire one with POST "
+                            + "\(baseURL.absoluteString)/__admin/stuntdouble/openapi/webhooks/NAME {\"url\": \"...\"}")
+                }
+            }
             // A split document can have hundreds of deviations of one kind: the first ones, then where the rest are.
             for warning in contract.warnings.prefix(20) {
                 printError("warning: \(warning)")

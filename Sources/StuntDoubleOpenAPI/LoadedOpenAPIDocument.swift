@@ -1,5 +1,6 @@
 import Foundation
 import StuntDouble
+import StuntDoubleWireMock
 
 /// An OpenAPI document loaded into a stubber: what `HTTPStubber.load(_:validatesRequests:answersRequests:answering:)`
 /// returns, to unload it again (`HTTPStubber.unload(_:)`), with the stub that answers for it.
@@ -26,8 +27,16 @@ public final class LoadedOpenAPIDocument: Sendable {
                 resets: resets) : nil
         self.state = state
         // Named after the document, and made "in" it: logs and reports say `(shop.yaml:1)`.
+        // What a stub server sends for the document: its callbacks after answers, its webhooks when asked.
+        var attachments = StubAttachments()
+        let callbacks = DocumentCallbacks(contract: contract, answering: answering)
+        if answersRequests, !callbacks.isEmpty {
+            attachments[[any StubFollowUp].self] = [callbacks]
+            attachments[(any NamedWebhooks).self] = callbacks
+        }
         let stub = HTTPStubRequest(
-            name: "OpenAPI: \(contract.title)", priority: Int.min, fileID: contract.fileName, line: 1)
+            name: "OpenAPI: \(contract.title)", priority: Int.min, fileID: contract.fileName, line: 1, mappingID: nil,
+            attachments: attachments)
         self.stub = stub
         let forwardedCheck: (@Sendable (HTTPIncomingRequest) -> HTTPForwardedCheck?)? =
             if let forwarded {

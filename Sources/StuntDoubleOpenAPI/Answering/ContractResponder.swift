@@ -252,12 +252,12 @@ extension OpenAPIContract {
     }
 
     /// A value as a body of a media type: a string as its text for text types, JSON otherwise.
-    private static func bytes(of value: SchemaValue, as contentType: String) -> Data {
+    static func bytes(of value: SchemaValue, as contentType: String) -> Data {
         if case .string(let text) = value, !MediaTypes.isJSON(contentType) { return Data(text.utf8) }
         return Data(value.jsonText.utf8)
     }
 
-    private static func headerText(_ value: SchemaValue) -> String {
+    static func headerText(_ value: SchemaValue) -> String {
         switch value {
         case .string(let text): text
         case .array(let items): items.map(headerText).joined(separator: ",")

@@ -19,30 +19,80 @@ struct ContractCompiler {
                     "\(documents.location(of: item)): path \"\(path)\" must start with /.")
             }
             let pathItem = try documents.dereference(item)
-            let shared = try parameters(pathItem["parameters"])
-            for (method, operation) in pathItem.members where Self.methods.contains(method) {
-                let own = try parameters(operation["parameters"])
-                // An operation's parameter replaces the path item's of the same name and place.
-                let merged =
-                    shared.filter { common in !own.contains { $0.name == common.name && $0.place == common.place } }
-                    + own
-                try checkPathParameters(path, merged, operation)
-                let requirements =
-                    operation["security"] != nil
-                    ? try security(operation["security"], schemes: securitySchemes) : globalSecurity
-                operations.append(
-                    ContractOperation(
-                        method: HTTPMethod(rawValue: method), path: path, operationID: operation["operationId"]?.text,
-                        parameters: merged, body: try body(operation["requestBody"]),
-                        responses: try responses(operation["responses"]), security: requirements,
-                        location: documents.location(of: operation),
-                        securityLocation: documents.location(
-                            of: operation["security"] ?? root["security"] ?? operation),
-                        pathVariables: PathTemplate.variables(in: path),
-                        extensions: Self.extensions(of: pathItem, operation)))
-            }
+            operations += try self.operations(
+                of: pathItem, at: path, securitySchemes: securitySchemes, globalSecurity: globalSecurity,
+                isDocumentPath: true)
         }
         return operations
+    }
+
+    /// The operations of a path item: the document's paths', or a callback's or webhook's (whose "path" is a
+    /// runtime expression or a name, and whose own callbacks are not read).
+    private func operations(
+        of pathItem: DocumentNode, at path: String, securitySchemes: [String: ContractOperation.SecurityScheme],
+        globalSecurity: [ContractOperation.SecurityRequirement], isDocumentPath: Bool
+    ) throws(OpenAPIContractError) -> [ContractOperation] {
+        let root = documents.main
+        let shared = try parameters(pathItem["parameters"])
+        var operations: [ContractOperation] = []
+        for (method, operation) in pathItem.members where Self.methods.contains(method) {
+            let own = try parameters(operation["parameters"])
+            // An operation's parameter replaces the path item's of the same name and place.
+            let merged =
+                shared.filter { common in !own.contains { $0.name == common.name && $0.place == common.place } }
+                + own
+            if isDocumentPath { try checkPathParameters(path, merged, operation) }
+            let requirements =
+                operation["security"] != nil
+                ? try security(operation["security"], schemes: securitySchemes) : globalSecurity
+            operations.append(
+                ContractOperation(
+                    method: HTTPMethod(rawValue: method), path: path, operationID: operation["operationId"]?.text,
+                    parameters: merged, body: try body(operation["requestBody"]),
+                    responses: try responses(operation["responses"]), security: requirements,
+                    location: documents.location(of: operation),
+                    securityLocation: documents.location(of: operation["security"] ?? root["security"] ?? operation),
+                    pathVariables: isDocumentPath ? PathTemplate.variables(in: path) : [],
+                    extensions: Self.extensions(of: pathItem, operation),
+                    callbacks: isDocumentPath
+                        ? try callbacks(operation["callbacks"], securitySchemes: securitySchemes) : []))
+        }
+        return operations
+    }
+
+    /// An operation's callbacks: for each name, each runtime expression and the operations its path item has.
+    private func callbacks(_ node: DocumentNode?, securitySchemes: [String: ContractOperation.SecurityScheme])
+        throws(OpenAPIContractError) -> [ContractCallback]
+    {
+        var found: [ContractCallback] = []
+        for (name, item) in node?.members ?? [] {
+            let callback = try documents.dereference(item)
+            for (expression, pathItemNode) in callback.members where !expression.hasPrefix("x-") {
+                let pathItem = try documents.dereference(pathItemNode)
+                for operation in try operations(
+                    of: pathItem, at: expression, securitySchemes: securitySchemes, globalSecurity: [],
+                    isDocumentPath: false)
+                {
+                    found.append(ContractCallback(name: name, expression: expression, operation: operation))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The document's `webhooks` (OpenAPI 3.1): for each name, the operations its path item has.
+    func webhooks() throws(OpenAPIContractError) -> [ContractCallback] {
+        let securitySchemes = try self.securitySchemes()
+        var found: [ContractCallback] = []
+        for (name, item) in documents.main["webhooks"]?.members ?? [] where !name.hasPrefix("x-") {
+            let pathItem = try documents.dereference(item)
+            for operation in try operations(
+                of: pathItem, at: name, securitySchemes: securitySchemes, globalSecurity: [], isDocumentPath: false)
+            {
+                found.append(ContractCallback(name: name, expression: "", operation: operation))
+            }
+        }
+        return found
     }
 
     /// The `x-stuntdouble-*` members of a path item and of one of its operations (the operation's win).

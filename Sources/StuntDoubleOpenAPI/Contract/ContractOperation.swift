@@ -121,6 +121,8 @@ struct ContractOperation: Sendable {
     /// The `x-stuntdouble-*` extensions of the operation and of its path item (the operation's win): how the
     /// stateful mock reads the path (`x-stuntdouble-collection`, `x-stuntdouble-id`).
     let extensions: [String: SchemaValue]
+    /// The requests the API makes to its client after answering this operation (its `callbacks`).
+    let callbacks: [ContractCallback]
 
     /// `GET /pets/{petId} (getPet)`.
     var title: String {
@@ -140,4 +142,16 @@ struct ContractOperation: Sendable {
         responses.first { Int($0.code) == status } ?? responses.first { $0.covers(status) }
             ?? responses.first { $0.code == "default" }
     }
+}
+
+/// An operation's callback or a document's webhook: a request the API makes to its client.
+struct ContractCallback: Sendable {
+    /// The callback's name (`onEvent`), or the webhook's (`newPet`).
+    let name: String
+    /// A callback's key: the runtime expression of the URL (`{$request.body#/callbackUrl}`); empty for a webhook,
+    /// whose URL the one firing it gives.
+    let expression: String
+    /// The request's method, parameters and body, and the answers it expects; its `path` is the expression (or
+    /// the webhook's name).
+    let operation: ContractOperation
 }

@@ -37,6 +37,8 @@ public struct OpenAPIContract: Sendable {
         case refuse
     }
     let operations: [ContractOperation]
+    /// The document's `webhooks` (3.1): requests the API makes that no operation causes.
+    let webhooks: [ContractCallback]
     let schemas: SchemaTable
     let router: PathRouter
     /// The servers' URLs, variables at their defaults.
@@ -50,6 +52,23 @@ public struct OpenAPIContract: Sendable {
 
     /// `GET /pets (listPets)`, one per operation, in the document's order.
     public var operationTitles: [String] { operations.map(\.title) }
+
+    /// The callbacks the document's operations declare, as `POST /subscriptions (subscribe) → onEvent: POST
+    /// {$request.body#/callbackUrl}`, in the document's order: what a server sends after answering them.
+    public var callbackTitles: [String] {
+        operations.flatMap { operation in
+            operation.callbacks.map { callback in
+                "\(operation.title) → \(callback.name): \(callback.operation.method.rawValue) \(callback.expression)"
+            }
+        }
+    }
+
+    /// The names of the document's webhooks (OpenAPI 3.1's top-level `webhooks`), which a server fires when asked
+    /// (`POST /__admin/stuntdouble/openapi/webhooks/{name}`).
+    public var webhookNames: [String] {
+        var seen: Set<String> = []
+        return webhooks.map(\.name).filter { seen.insert($0).inserted }
+    }
 
     /// Reads and compiles a document.
     /// - Parameters:
@@ -148,6 +167,7 @@ public struct OpenAPIContract: Sendable {
         let schemaCompiler = SchemaCompiler(documents: documents, isVersion30: isVersion30)
         let compiler = ContractCompiler(documents: documents, schemas: schemaCompiler)
         operations = try compiler.operations()
+        webhooks = try compiler.webhooks()
         schemas = schemaCompiler.table
         // Files read while compiling were repaired as they came.
         // In file order (the main file first), then by line and column.

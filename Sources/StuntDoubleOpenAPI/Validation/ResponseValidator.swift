@@ -29,6 +29,14 @@ extension OpenAPIContract {
             if case .invalid(_, _, let violations, _) = check(request) { return violations }
             return []
         }
+        return violations(
+            ofResponse: statusCode, headers: headers, body: body, to: operation, isHead: request.method == .head)
+    }
+
+    /// The rules of an operation (a path's, or a callback's) that a response to it breaks.
+    func violations(
+        ofResponse statusCode: Int, headers: HTTPHeaders, body: Data, to operation: ContractOperation, isHead: Bool
+    ) -> [OpenAPIViolation] {
         guard let response = operation.response(for: statusCode) else {
             return [
                 OpenAPIViolation(
@@ -55,8 +63,8 @@ extension OpenAPIContract {
             }
             violations += validator.validate(decoder.scalar(text, schema), against: schema, at: "header.\(header.name)")
         }
-        if response.contents.isEmpty || request.method == .head {
-            if !body.isEmpty, request.method != .head {
+        if response.contents.isEmpty || isHead {
+            if !body.isEmpty, !isHead {
                 violations.append(
                     OpenAPIViolation(
                         rule: "content", location: "body",

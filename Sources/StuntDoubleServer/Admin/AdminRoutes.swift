@@ -106,6 +106,14 @@ struct AdminRoute: Sendable {
         AdminRoute(
             "GET", "stuntdouble/webhooks", "The latest webhook calls and what became of each (StuntDouble's own)"
         ) { api, _ in api.webhooks() },
+        AdminRoute("GET", "stuntdouble/openapi/webhooks", "The webhooks the loaded OpenAPI documents declare") {
+            api, _ in api.namedWebhooks()
+        },
+        AdminRoute(
+            "POST", "stuntdouble/openapi/webhooks/{name}",
+            "Fires a document's webhook now: {\"url\": \"http://...\", \"body\": {...}}; answers what became of it",
+            takes: .json
+        ) { api, call in await api.fireWebhook(call.parameters[0], call.body) },
         AdminRoute("GET", "docs/swagger", "This description") { _, _ in AdminDocs.description() },
         AdminRoute("GET", "docs/openapi", "This description") { _, _ in AdminDocs.description() },
         // Mappings: AdminAPI+Mappings.swift.

@@ -175,7 +175,7 @@ enum TrafficPage {
           }
           for (const webhook of webhooks) {
             const row = body.insertRow();
-            cell(row, webhook.requestNumber, "mono");
+            cell(row, webhook.requestNumber === undefined ? "admin" : webhook.requestNumber, "mono");
             cell(row, new Date(webhook.scheduledDate).toLocaleTimeString(), "mono");
             cell(row, webhook.method, "mono");
             cell(row, webhook.url, "mono");
@@ -186,7 +186,13 @@ enum TrafficPage {
             } else {
               cell(row, webhook.delayMilliseconds > 0 ? "waiting (" + webhook.delayMilliseconds + " ms delay)" : "sending…", "mono s3");
             }
-            cell(row, webhook.source, "mono");
+            const source = cell(row, webhook.source, "mono");
+            for (const violation of webhook.violations || []) {
+              const note = document.createElement("div");
+              note.className = "err";
+              note.textContent = violation;
+              source.appendChild(note);
+            }
           }
         }
 

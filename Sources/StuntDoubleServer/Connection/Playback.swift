@@ -76,8 +76,9 @@ final class Playback {
     var endError: (any Error)?
     /// When a proxying stub forwards its request (after its delay), or `nil` when it forwards at once or does not.
     var upstreamStart: NIODeadline?
-    /// The webhooks of the stub that answered, sent once the response has been: its mapping's, and the request.
-    var webhooks: (specs: [WebhookSpec], request: HTTPIncomingRequest)?
+    /// The calls the stub that answered makes once the response has been sent (its mapping's webhooks, its
+    /// document's callbacks), the request, and the response when the stub gave one.
+    var followUps: (calls: [any StubFollowUp], request: HTTPIncomingRequest, response: HTTPResponsePlan.Response?)?
 
     init(requestHead: HTTPRequestHead, entry: Int, receivedAt: NIODeadline, received: ContinuousClock.Instant) {
         self.requestHead = requestHead

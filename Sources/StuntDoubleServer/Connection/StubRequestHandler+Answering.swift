@@ -56,7 +56,8 @@ extension StubRequestHandler {
         // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
         switch decision {
         case .stub(let plan):
-            if !plan.stub.webhooks.isEmpty { playback.webhooks = (plan.stub.webhooks, plan.request) }
+            let followUps = plan.stub.followUps
+            if !followUps.isEmpty { playback.followUps = (followUps, plan.request, plan.response) }
             if let stubProxy = plan.proxy {
                 // A proxying stub: forwarded when its head is due (after its delay and the global one).
                 let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero

@@ -95,9 +95,11 @@ extension StubRequestHandler {
         playback.isFinished = true
         playback.upstreamFlow?.finish()
         guard let entry = playback.entry else { return }  // admin calls are not journaled, nor logged here
-        if let webhooks = playback.webhooks {
+        if let followUps = playback.followUps {
             // After the response, as WireMock fires them; whatever becomes of them, the response stays as it was.
-            core.webhooks.send(webhooks.specs, for: webhooks.request, entry: entry, client: core.proxy?.client)
+            core.webhooks.send(
+                followUps.calls, after: followUps.request, answered: followUps.response, entry: entry,
+                client: core.proxy?.client)
         }
         let duration = ContinuousClock.now - playback.received
         // What a loaded document (an OpenAPI contract) found wrong with the stub's response, read with the

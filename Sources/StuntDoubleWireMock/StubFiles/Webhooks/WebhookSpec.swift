@@ -7,7 +7,7 @@ import StuntDouble
 /// Every field but `base64Body` is a template, rendered with the answered request as `originalRequest` and the
 /// webhook's parameters as `parameters`, escaped as WireMock 2.35's webhooks escape (`{{{ }}}` for raw text).
 /// A stub server sends the call after the response has been sent, after the webhook's delay.
-package struct WebhookSpec: Sendable {
+package struct WebhookSpec: StubFollowUp {
     /// The method (`GET` unless given); sent as written.
     let method: ResponseTemplate
     let url: ResponseTemplate
@@ -30,6 +30,13 @@ package struct WebhookSpec: Sendable {
 
     /// The methods WireMock's webhooks send a body with (written exactly so).
     static let methodsWithBody: Set<String> = ["POST", "PUT", "PATCH"]
+
+    /// The call to make after a request the stub answered (whatever the response was).
+    package func calls(after request: HTTPIncomingRequest, answered response: HTTPResponsePlan.Response?)
+        -> [WebhookCall]
+    {
+        [render(for: request)]
+    }
 
     /// The call to make for a request the stub answered.
     package func render(for request: HTTPIncomingRequest) -> WebhookCall {
@@ -58,35 +65,18 @@ package struct WebhookSpec: Sendable {
     }
 }
 
-/// One webhook call, rendered for a request: what a stub server sends.
-package struct WebhookCall: Sendable {
-    /// The method as rendered.
-    package let method: String
-    /// The URL as rendered.
-    package let urlText: String
-    package let headers: [(name: String, value: String)]
-    /// The body, sent with `POST`, `PUT` and `PATCH` only (as WireMock sends it), or `nil`.
-    package let body: Data?
-    /// How long after the response the call is made.
-    package let delay: Duration
-    /// Where the webhook is written.
-    package let origin: String
-
-    /// Why the call cannot be made (a URL that is not http or https, a method that is not a token), or `nil`.
-    package var problem: String? {
-        guard let url = URL(string: urlText), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            url.host != nil
-        else {
-            return "its url is \"\(urlText)\", not an http or https URL"
-        }
-        if method.isEmpty || !method.utf8.allSatisfy(HTTPResponsePlan.Response.isTokenByte) {
-            return "its method is \"\(method)\", not an HTTP method (such as POST)"
-        }
-        return nil
-    }
-}
-
 extension HTTPStubRequest {
     /// The webhooks of the stub-file mapping the stub was made from, which a stub server sends after answering.
     package var webhooks: [WebhookSpec] { attachments[[WebhookSpec].self] ?? [] }
+
+    /// Every call a stub server makes after the stub answers: its mapping's webhooks, then what other modules
+    /// attached (an OpenAPI document's callbacks, under `[any StubFollowUp].self`).
+    package var followUps: [any StubFollowUp] {
+        let webhooks = self.webhooks
+        let attached = attachments[[any StubFollowUp].self] ?? []
+        return webhooks.isEmpty ? attached : webhooks + attached
+    }
+
+    /// The webhooks a stub server may be asked to fire by name (an OpenAPI 3.1 document's `webhooks`).
+    package var namedWebhooks: (any NamedWebhooks)? { attachments[(any NamedWebhooks).self] }
 }
