@@ -140,6 +140,26 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var https: HTTPSOptions
 
+    @Flag(
+        name: [.customLong("cors"), .customLong("enable-stub-cors")],
+        help: """
+            Answer browsers on other origins (CORS): preflights answered, Access-Control-Allow-Origin on every \
+            answer, as WireMock's --enable-stub-cors. On by default with --openapi (as Prism), whose documents \
+            answer preflights for their paths with their own methods and headers.
+            """)
+    var cors = false
+
+    @Flag(name: .customLong("no-cors"), help: "Do not answer browsers on other origins, even with --openapi.")
+    var noCors = false
+
+    @Flag(
+        name: .customLong("no-watch"),
+        help: """
+            Do not reload the --openapi documents and the --root folder's files when they change (by default a \
+            change is served within a second or so; a broken edit is logged and the last good version serves on).
+            """)
+    var noWatch = false
+
     func run() async throws {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
@@ -193,6 +213,8 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
+        if cors, noCors { throw ValidationError("--cors and --no-cors ask for opposite things; give one.") }
+        configuration.answersCrossOriginRequests = cors || (!openAPI.documents.isEmpty && !noCors)
         let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate, forwarding: proxy != nil)
         let stubber = HTTPStubber()
         stubber.eventTimeScale = eventTimeScale
@@ -280,8 +302,22 @@ struct Serve: AsyncParsableCommand {
         if !admin.noAdmin {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
+        // The bundled examples never change; anything given is watched.
+        let watchedRoot = root.map { URL(fileURLWithPath: $0) }
+        var watching: Task<Void, Never>?
+        if !noWatch, !servings.isEmpty || watchedRoot != nil {
+            let watcher = self.watcher(
+                servings: servings, loaded: loaded, stubber: stubber, server: server, root: watchedRoot,
+                display: display)
+            watching = Task { await watcher.run() }
+            say(
+                "Reloading on change: "
+                    + (servings.map(\.contract.file) + [root].compactMap { $0 }).joined(separator: ", "))
+        }
         say("Press Ctrl-C to stop.")
-        if !(await ServerRun.serveUntilStopped(server)) {
+        let stoppedBySignal = await ServerRun.serveUntilStopped(server)
+        watching?.cancel()
+        if !stoppedBySignal {
             say("stopped: shutdown asked for through the admin API")
         }
     }

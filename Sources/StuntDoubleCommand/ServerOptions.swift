@@ -164,7 +164,7 @@ struct OpenAPIOptions: ParsableArguments {
 
     /// A document to serve, and how.
     struct Serving {
-        let contract: OpenAPIContract
+        var contract: OpenAPIContract
         let validatesRequests: Bool
         let answersRequests: Bool
         let answering: OpenAPIAnswering

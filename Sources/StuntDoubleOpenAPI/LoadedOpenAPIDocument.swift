@@ -34,6 +34,8 @@ public final class LoadedOpenAPIDocument: Sendable {
             attachments[[any StubFollowUp].self] = [callbacks]
             attachments[(any NamedWebhooks).self] = callbacks
         }
+        // What a server answering browsers on other origins (CORS) answers their preflights with.
+        attachments[(any CrossOriginRules).self] = DocumentCrossOrigin(contract: contract)
         let stub = HTTPStubRequest(
             name: "OpenAPI: \(contract.title)", priority: Int.min, fileID: contract.fileName, line: 1, mappingID: nil,
             attachments: attachments)

@@ -64,6 +64,15 @@ extension HTTPStubServer {
         /// may go to the ``upstream``. Off by default: behind a server whose admin API is open, they would let
         /// anyone who reaches this one change its stubs, read its journal or shut it down (`--proxy-admin`).
         public var proxiesAdminRequests = false
+        /// Whether the server answers browsers on other origins (CORS), as WireMock's `--enable-stub-cors` (off by
+        /// default; `serve --cors`, and `serve --openapi` unless `--no-cors`). On, a preflight (`OPTIONS` with
+        /// `Origin` and `Access-Control-Request-Method`) is answered `204` by the server itself, before any stub,
+        /// allowing the methods a loaded OpenAPI document has at its path (WireMock's `OPTIONS, GET, POST, PUT,
+        /// PATCH, DELETE` elsewhere) and the headers asked for; every answer to a request with an `Origin` carries
+        /// `Access-Control-Allow-Origin` (that origin), `Access-Control-Allow-Credentials` and
+        /// `Access-Control-Expose-Headers` (its own headers), unless it has its own `Access-Control-Allow-Origin`.
+        /// The admin API is never opened to other origins.
+        public var answersCrossOriginRequests = false
         /// What becomes of a mapping (from files, or sent to the admin API) that uses a feature WireMock has and
         /// StuntDouble does not support yet: refused (the default; `serve --strict`), or loaded with a stub that
         /// answers `500` naming the feature (`stuntdouble serve`'s default, so that one such mapping does not

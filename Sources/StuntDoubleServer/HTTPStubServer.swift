@@ -105,6 +105,18 @@ public final class HTTPStubServer: Sendable {
         try core.store.load(root: root, displayPath: displayPath ?? root.path, isReadOnly: isReadOnly)
     }
 
+    /// Reads the stub files of the folder ``loadStubFiles(at:displayPath:isReadOnly:)`` loaded again, after they
+    /// changed on disk (`stuntdouble serve` does when it sees a change): the files' mappings replace those read
+    /// before, in one step, while the server serves. Mappings made or changed through the admin API and not saved
+    /// stay; scenarios keep their states.
+    /// - Returns: The files read, with their warnings; `nil` when no folder was loaded.
+    /// - Throws: `HTTPStubberError` with code `invalidStubFile` when the files have errors: then nothing changes,
+    ///   and the last good reading serves on.
+    @discardableResult
+    public func reloadStubFiles() throws(HTTPStubberError) -> StubFiles? {
+        try core.store.reloadFiles()
+    }
+
     /// The server's base URL (`http://127.0.0.1:54321`) while it runs, or `nil`.
     public var baseURL: URL? {
         phase.withLockedValue { phase in

@@ -124,6 +124,23 @@ public final class HTTPStubber: Sendable {
         }
     }
 
+    /// Removes some stubs and adds others in one step, so that no request sees neither (a server reading its
+    /// files again). The added ones are the most recent, in order; one already there moves to the front.
+    /// - Parameters:
+    ///   - old: The stubs to remove.
+    ///   - new: The stubs to add.
+    package func exchange(removing old: [HTTPStubRequest], adding new: [HTTPStubRequest]) {
+        state.withLock { state in
+            for stub in old where state.stubs.update({ $0.remove(stub.id) }) != nil {
+                stub.detach(from: self)
+            }
+            for stub in new {
+                let (definition, version) = stub.attach(to: self)
+                state.stubs.update { $0.register(stub, definition: definition, version: version) }
+            }
+        }
+    }
+
     /// Removes every stub.
     public func removeAllStubs() {
         state.withLock { state in

@@ -19,6 +19,10 @@ public struct OpenAPIContract: Sendable {
     public let version: String
     /// The main file, as given.
     public let file: String
+    /// Every file the document was read from: the main file, then those its `$ref`s name, in the order read
+    /// (a server watching them reloads the document when one changes); for a document given as text, the files its
+    /// `$ref`s name.
+    public let sourceFiles: [URL]
     /// Things in the document that work, but not as it may mean (a pattern this platform cannot read), and each
     /// deviation from the specification it was read with.
     public let warnings: [String]
@@ -168,20 +172,26 @@ public struct OpenAPIContract: Sendable {
         let compiler = ContractCompiler(documents: documents, schemas: schemaCompiler)
         operations = try compiler.operations()
         webhooks = try compiler.webhooks()
+        sourceFiles = documents.filesOnDisk
         schemas = schemaCompiler.table
+        // Examples and defaults that break their own schemas, repaired where the meaning is plain, else left out.
+        let valueDeviations = schemas.repairOwnValues()
         // Files read while compiling were repaired as they came.
         // In file order (the main file first), then by line and column.
         let fileOrder = Dictionary(
             documents.files.enumerated().map { ($1.displayName, $0) }, uniquingKeysWith: { first, _ in first })
         var seen: Set<String> = []
-        deviations = (repair.deviations + documents.deviations).filter { seen.insert($0.description).inserted }.sorted {
+        deviations = (repair.deviations + documents.deviations + valueDeviations).filter {
+            seen.insert($0.description).inserted
+        }.sorted {
             let (left, right) = (fileOrder[$0.location.file] ?? 0, fileOrder[$1.location.file] ?? 0)
             return (left, $0.location.line, $0.location.column) < (right, $1.location.line, $1.location.column)
         }
-        if tolerance == .refuse, let first = documents.deviations.first {
+        let lateDeviations = documents.deviations + valueDeviations
+        if tolerance == .refuse, let first = lateDeviations.first {
             throw OpenAPIContractError(
                 "\(first.location): the document breaks the OpenAPI specification (refused: strict reading):\n"
-                    + documents.deviations.map { "- \($0)" }.joined(separator: "\n"))
+                    + lateDeviations.map { "- \($0)" }.joined(separator: "\n"))
         }
         warnings = deviations.map { "\($0) (a deviation from the specification, tolerated)" } + schemaCompiler.warnings
         serverURLs =

@@ -260,13 +260,44 @@ struct DocumentRepair {
                 )
                 return (code, response.setting("description", to: .string("", at: response)))
             }
-            operation = operation.setting("responses", to: responses.withMembers(repaired))
+            operation = operation.setting("responses", to: responses.withMembers(splittingCodes(repaired)))
         }
         if let servers = operation["servers"] { operation = operation.setting("servers", to: repairServers(servers)) }
         if let security = operation["security"] {
             operation = operation.setting("security", to: repairSecurity(security))
         }
         return operation
+    }
+
+    /// Response keys that name several codes (`404/596`, TomTom's; `400, 404`): one response for each code, a
+    /// code written on its own winning over the same code in such a key.
+    private mutating func splittingCodes(_ responses: [(key: String, value: DocumentNode)])
+        -> [(key: String, value: DocumentNode)]
+    {
+        func isCode(_ text: Substring) -> Bool {
+            text.count == 3 && text.first.map { "12345".contains($0) } == true
+                && text.dropFirst().allSatisfy { $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x") }
+        }
+        let written = Set(responses.map(\.key))
+        var split: [(key: String, value: DocumentNode)] = []
+        for (key, response) in responses {
+            let codes = key.split(whereSeparator: { $0 == "/" || $0 == "," }).map {
+                $0.trimmingCharacters(in: .whitespaces)[...]
+            }
+            guard codes.count > 1, codes.allSatisfy(isCode) else {
+                split.append((key, response))
+                continue
+            }
+            let own = codes.map(String.init).filter { code in
+                !written.contains(code) && !split.contains { $0.key == code }
+            }
+            note(
+                response,
+                "the response key \"\(key)\" names several codes: read as one response for each ("
+                    + codes.joined(separator: ", ") + ")")
+            split += own.map { ($0, response) }
+        }
+        return split
     }
 
     /// Ways of authenticating that name a scheme `components.securitySchemes` does not define (a misspelt or

@@ -29,12 +29,18 @@ final class DocumentSet {
     /// Makes a set from text, for documents that are not files (tests, generated documents).
     init(text: String, name: String, folder: URL) throws(OpenAPIContractError) {
         baseFolder = folder.standardizedFileURL
+        mainIsText = true
         let root = try Self.parse(Array(text.utf8), file: 0, name: name)
         files.append(File(url: folder.appendingPathComponent(name), displayName: name, root: root))
         indexByPath[folder.appendingPathComponent(name).standardizedFileURL.path] = 0
     }
 
     var main: DocumentNode { files[0].root }
+    /// Whether the main document was given as text rather than read from a file.
+    private(set) var mainIsText = false
+
+    /// The files read from disk so far: the main file (unless it was text), then those `$ref`s named.
+    var filesOnDisk: [URL] { files.dropFirst(mainIsText ? 1 : 0).map(\.url) }
 
     func location(of node: DocumentNode) -> OpenAPISourceLocation {
         OpenAPISourceLocation(file: files[node.file].displayName, line: node.line, column: node.column)

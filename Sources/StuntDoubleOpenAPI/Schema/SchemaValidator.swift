@@ -5,6 +5,9 @@ import Foundation
 enum ValueDirection: Sendable {
     case request
     case response
+    /// A value checked on its own (a schema's `example` or `default`): read-only and write-only members are
+    /// both allowed, and neither is required.
+    case either
 }
 
 /// Checks values against compiled schemas.
@@ -316,7 +319,11 @@ struct SchemaValidator {
     }
 
     private func skips(_ property: Int) -> Bool {
-        direction == .request ? isReadOnly(property) : isWriteOnly(property)
+        switch direction {
+        case .request: isReadOnly(property)
+        case .response: isWriteOnly(property)
+        case .either: isReadOnly(property) || isWriteOnly(property)
+        }
     }
 
     private func isReadOnly(_ index: Int) -> Bool {

@@ -57,6 +57,8 @@ final class MappingStore: Sendable {
         /// Mappings of the root's files that the admin API removed: reading the files again (`reset`) leaves
         /// them out, as WireMock, which deletes their files, would. (The files themselves are never deleted.)
         var forgotten: Set<UUID> = []
+        /// The message mappings read from the root's `message-mappings/` (a reading of the files replaces them).
+        var messageFileIDs: Set<UUID> = []
     }
 
     let stubber: HTTPStubber
@@ -106,7 +108,8 @@ final class MappingStore: Sendable {
             state.isReadOnly = isReadOnly
             state.entries += entries
         }
-        messages.add(files.messageSpecs)
+        let messageIDs = messages.add(files.messageSpecs).map(\.id)
+        state.withLockedValue { $0.messageFileIDs.formUnion(messageIDs) }
         return files
     }
 
@@ -246,10 +249,49 @@ final class MappingStore: Sendable {
         }
         for entry in removed { stubber.remove(stub: entry.stub) }
         messages.removeAll()
+        state.withLockedValue { $0.messageFileIDs = [] }
         let (root, display, isReadOnly) = state.withLockedValue { ($0.root, $0.rootDisplay, $0.isReadOnly) }
         if let root {
             _ = try load(root: root, displayPath: display, isReadOnly: isReadOnly)
         }
+    }
+
+    /// Reads the root's files again after they changed on disk (`serve` watching them), in one step: the files'
+    /// mappings replace those read from them before. Mappings made or changed through the admin API and not saved
+    /// stay as they are, and stay the most recent (nothing done through the API is lost); the files' mappings the
+    /// API removed stay out. With errors in the files nothing changes: the last good reading serves on.
+    /// - Returns: The files read, with their warnings.
+    /// - Throws: `HTTPStubberError` (`invalidStubFile`) with each error, when the files have errors.
+    func reloadFiles() throws(HTTPStubberError) -> StubFiles? {
+        let (root, display) = state.withLockedValue { ($0.root, $0.rootDisplay) }
+        guard let root else { return nil }
+        let files = StubFiles(
+            root: root, displayPath: display, unsupportedFeatures: unsupportedFeatures, templating: templating,
+            sendsWebhooks: true)
+        guard files.errors.isEmpty else {
+            _ = try stubber.load(files)  // throws, with every diagnostic
+            return files
+        }
+        let made = files.specs.map { spec in
+            Entry(
+                stub: spec.makeStub { self.stubber.scenario(named: $0) }, spec: spec,
+                origin: .file(Self.relativePath(of: spec.file, display: display), isList: spec.isInList),
+                isUnsaved: false)
+        }
+        state.withLockedValue { state in
+            let (read, kept) = state.entries.reduce(into: ([Entry](), [Entry]())) { split, entry in
+                if case .file = entry.origin, !entry.isUnsaved { split.0.append(entry) } else { split.1.append(entry) }
+            }
+            let keptIDs = Set(kept.map(\.id))
+            let fresh = made.filter { !state.forgotten.contains($0.id) && !keptIDs.contains($0.id) }
+            stubber.exchange(removing: read.map(\.stub), adding: fresh.map(\.stub) + kept.map(\.stub))
+            state.entries = fresh + kept
+        }
+        let previous = state.withLockedValue { $0.messageFileIDs }
+        for id in previous { _ = messages.remove(id: id) }
+        let messageIDs = messages.add(files.messageSpecs).map(\.id)
+        state.withLockedValue { $0.messageFileIDs = Set(messageIDs) }
+        return files
     }
 
     /// The root folder, when there is one and it is the user's to write into.

@@ -146,6 +146,10 @@ final class Playback {
         }
     }
 
+    /// The `Origin` of a request from a browser on another origin, when the server answers those (CORS): every
+    /// head then carries `CrossOrigin.adding(origin:to:)`'s headers.
+    var crossOrigin: String?
+
     /// Prepares a stub's plan, every step moved by `shift` (the admin API's global `fixedDelay`).
     func prepare(_ plan: HTTPResponsePlan, shift: Duration = .zero) {
         answer = .stub(plan.stub, note: nil)
@@ -175,7 +179,7 @@ final class Playback {
                     return made
                 }()
             body = head.body
-            if requestHead.version == .http1_1, !head.closes, requestHead.isKeepAlive {
+            if requestHead.version == .http1_1, !head.closes, requestHead.isKeepAlive, crossOrigin == nil {
                 // The usual request: the head made when the stub first answered.
                 keepAlive = true
                 setHead(head.usual.head, framing: head.usual.framing, status: head.status)
@@ -255,10 +259,22 @@ final class Playback {
         steps = ResponseSteps(atOnce: sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.count, deadline: .zero)] : [])
     }
 
+    /// Prepares an answer of the server's own with no body (a CORS preflight's `204`), due now.
+    func prepareEmpty(status: HTTPResponseStatus, headers extra: [(String, String)], outcome: String) {
+        answer = .text(outcome)
+        headReady = true
+        bodyComplete = true
+        var headers = NIOHTTP1.HTTPHeaders()
+        for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
+        body = ByteBuffer()
+        setHead(status: status, headers: headers, closes: false)
+        steps = ResponseSteps(atOnce: [])
+    }
+
     /// Sets the head for the request's version and connection: framed (`ResponseWire.frame`), with
     /// `Connection: close` when the connection ends after it and `keep-alive` for an HTTP/1.0 client that keeps it.
     private func setHead(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, closes: Bool) {
-        var headers = headers
+        var headers = crossOrigin.map { CrossOrigin.adding(origin: $0, to: headers) } ?? headers
         let version = requestHead.version
         let framing = ResponseWire.frame(&headers, status: status, version: version)
         // An HTTP/2 stream ends with the END_STREAM of its response, by itself: closing it would reset it, dropping

@@ -39,6 +39,10 @@ extension StubRequestHandler {
                 headers: [("Connection", "close")], outcome: "invalid target")
             return machine.answer(playback, now: context.eventLoop.now)
         }
+        let origin = core.configuration.answersCrossOriginRequests ? head.headers.first(name: "origin") : nil
+        if let origin, let asked = CrossOrigin.requestedMethod(head) {
+            return answerPreflight(head, request: request, origin: origin, method: asked, context: context)
+        }
         let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
         if core.hasAdmin, let address = clientAddress(context) {
             core.recordClient(address, entry: entry)
@@ -53,6 +57,7 @@ extension StubRequestHandler {
             }
         }
         let playback = Playback(requestHead: head, entry: entry, receivedAt: receivedAt, received: received)
+        playback.crossOrigin = origin
         // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
         switch decision {
         case .stub(let plan):

@@ -299,7 +299,86 @@ struct DeviationTests {
                 "3:12", "this way of authenticating is left out (nothing could check it), and no authentication"
             ),
             allowed: (.get, "http://h/a")),
+        Case(
+            name: "a default that breaks its own schema",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      parameters:
+                        - {name: limit, in: query, schema: {type: integer, default: '20'}}
+                      responses: {'200': {description: ok}}
+                """, expected: ("7:44", "the schema's default \"20\" breaks it"),
+            allowed: (.get, "http://h/a?limit=3"), refused: (.get, "http://h/a?limit=x", "type")),
+        Case(
+            name: "a response key naming several codes",
+            document: head30 + """
+                paths:
+                  /a:
+                    get:
+                      responses:
+                        '200': {description: ok}
+                        '404/596': {description: not there}
+                """,
+            expected: ("8:20", "the response key \"404/596\" names several codes: read as one response for each"),
+            allowed: (.get, "http://h/a")),
     ]
+
+    @Test func examplesAndDefaultsThatBreakTheirSchemasAreReadAsTheyMeanOrLeftOut() throws {
+        let contract = try OpenAPIContract(
+            text: Self.head31 + """
+                paths:
+                  /a:
+                    get:
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema:
+                                type: object
+                                required: [count, open, since]
+                                properties:
+                                  count: {type: integer, minimum: 1, example: many}
+                                  open: {type: boolean, example: 'false'}
+                                  since: {type: [number, 'null'], example: '2.5'}
+                """)
+        #expect(contract.deviations.count == 3, "\(contract.deviations)")
+        #expect(
+            contract.deviations.contains {
+                $0.message.contains("example \"many\" breaks it") && $0.message.contains("left out")
+            })
+        #expect(contract.deviations.contains { $0.message.hasSuffix("read as false") })
+        #expect(contract.deviations.contains { $0.message.hasSuffix("read as 2.5") }, "\(contract.deviations)")
+        let stubber = HTTPStubber()
+        stubber.load(contract)
+        let sent = try request(.get, "http://h/a")
+        let plan = try stubber.response(for: sent)
+        let answer = try SchemaValue.parse(plan.body)
+        #expect(answer["open"] == .bool(false) && answer["since"]?.jsonText == "2.5", "\(answer.jsonText)")
+        let violations = contract.violations(
+            ofResponse: 200, headers: plan.response?.headers ?? [:], body: plan.body, to: sent)
+        #expect(violations.isEmpty, "the answer keeps to the document: \(answer.jsonText)")
+    }
+
+    @Test func aResponseKeyNamingSeveralCodesAnswersForEach() throws {
+        let contract = try OpenAPIContract(
+            text: Self.head30 + """
+                paths:
+                  /a:
+                    get:
+                      responses:
+                        '404': {description: not there, content: {text/plain: {schema: {type: string}}}}
+                        '404, 410 / 596': {description: gone}
+                """)
+        let sent = try request(.get, "http://h/a")
+        func broken(_ status: Int, _ headers: HTTPHeaders = [:], _ body: String = "") -> [String] {
+            contract.violations(ofResponse: status, headers: headers, body: Data(body.utf8), to: sent).map(\.rule)
+        }
+        #expect(broken(410) == [] && broken(596) == [])
+        #expect(broken(404, ["Content-Type": "text/plain"], "x") == [], "the 404 written on its own wins")
+        #expect(broken(500) == ["status"])
+    }
 
     @Test(arguments: cases)
     func aDeviationIsReadAsItMeansAndSaidWhere(_ deviation: Case) throws {
