@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Watches files and folders for changes by looking at every file's size and modification time, over and over:
 /// the same on Linux and macOS, with no file-system events to miss or overflow. `serve` reloads what changed.
 ///
@@ -38,25 +44,43 @@ final class FileWatcher: Sendable {
         self.interval = interval
     }
 
-    /// What the files and folders hold now; a file that is missing is left out (its absence is a change).
+    /// What the files and folders hold now; a file that is missing is left out (its absence is a change). Read
+    /// with `stat` and `readdir` (Foundation's file attributes cost tens of times more: a look at 1,000 files
+    /// showed in the server's instruction counts).
     static func snapshot(files: [URL], folders: [URL]) -> Snapshot {
         var snapshot = Snapshot()
-        let manager = FileManager.default
-        func stamp(_ url: URL) {
-            guard let attributes = try? manager.attributesOfItem(atPath: url.path),
-                attributes[.type] as? FileAttributeType != .typeDirectory
-            else { return }
-            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate ?? 0
-            snapshot.files[url.path] = Stamp(size: size, modified: modified)
+        func stamp(_ path: String, _ info: stat) {
+            #if os(Linux)
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            #else
+            let modified = Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+            #endif
+            snapshot.files[path] = Stamp(size: Int(info.st_size), modified: modified)
         }
-        for file in files { stamp(file) }
-        for folder in folders {
-            guard let enumerator = manager.enumerator(atPath: folder.path) else { continue }
-            while let relative = enumerator.nextObject() as? String {
-                stamp(folder.appendingPathComponent(relative))
+        func kind(_ info: stat) -> mode_t { info.st_mode & mode_t(S_IFMT) }
+        func walk(_ folder: String, depth: Int) {
+            guard depth < 32, let directory = opendir(folder) else { return }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                let path = folder + "/" + name
+                var info = stat()
+                guard stat(path, &info) == 0 else { continue }
+                if kind(info) == mode_t(S_IFDIR) {
+                    walk(path, depth: depth + 1)
+                } else if kind(info) == mode_t(S_IFREG) {
+                    stamp(path, info)
+                }
             }
         }
+        for file in files {
+            var info = stat()
+            if stat(file.path, &info) == 0, kind(info) == mode_t(S_IFREG) { stamp(file.path, info) }
+        }
+        for folder in folders { walk(folder.path, depth: 0) }
         return snapshot
     }
 

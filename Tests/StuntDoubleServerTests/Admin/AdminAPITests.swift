@@ -43,6 +43,18 @@ import Testing
         return url
     }
 
+    /// Starts a server, runs `body` with its base URL, and stops the server whatever `body` did.
+    static func serving(_ server: HTTPStubServer, _ body: (URL) async throws -> Void) async throws {
+        let url = try await server.start()
+        do {
+            try await body(url)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     /// Runs `body` with a server on a root of files.
     static func withServer(
         files: [String: String] = [:], configuration: HTTPStubServer.Configuration = .init(),
@@ -52,14 +64,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let server = HTTPStubServer(configuration: configuration)
         try server.loadStubFiles(at: root)
-        let baseURL = try await server.start()
-        do {
-            try await body(baseURL, server, root)
-            await server.stop()
-        } catch {
-            await server.stop()
-            throw error
-        }
+        try await serving(server) { baseURL in try await body(baseURL, server, root) }
     }
 
     @Test func createGetEditAndDeleteMappings() async throws {

@@ -29,14 +29,8 @@ import Testing
         stubber.add(stub: HTTPStubRequest().match(URI: "/plain").stub(for: .get, response: plain))
         var configuration = HTTPStubServer.Configuration()
         configuration.answersCrossOriginRequests = cors
-        let server = HTTPStubServer(stubber: stubber, configuration: configuration)
-        let url = try await server.start()
-        do {
+        try await Call.serving(HTTPStubServer(stubber: stubber, configuration: configuration)) { url in
             try await body(url, stubber)
-            await server.stop()
-        } catch {
-            await server.stop()
-            throw error
         }
     }
 

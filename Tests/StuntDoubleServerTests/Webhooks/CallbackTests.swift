@@ -21,14 +21,8 @@ import Testing
         try await WebhookTests.withReceiver { receiverURL, receiver in
             let stubber = HTTPStubber()
             try stubber.load(openAPIAt: document)
-            let server = HTTPStubServer(stubber: stubber)
-            let url = try await server.start()
-            do {
+            try await Call.serving(HTTPStubServer(stubber: stubber)) { url in
                 try await body(url, receiverURL, receiver)
-                await server.stop()
-            } catch {
-                await server.stop()
-                throw error
             }
         }
     }

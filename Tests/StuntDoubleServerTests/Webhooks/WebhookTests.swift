@@ -20,14 +20,7 @@ import Testing
             stub: try HTTPStubRequest().match(urlRegex: "/hooks/").stub(for: .post, code: .noContent)
                 .stub(for: .get, body: "seen"))
         let receiver = HTTPStubServer(stubber: stubber)
-        let url = try await receiver.start()
-        do {
-            try await body(url, receiver)
-            await receiver.stop()
-        } catch {
-            await receiver.stop()
-            throw error
-        }
+        try await Call.serving(receiver) { url in try await body(url, receiver) }
     }
 
     /// The sending server's record of its webhooks, once none is pending (each one waited for at most 30 s).
