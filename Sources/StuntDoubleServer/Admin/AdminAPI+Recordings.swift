@@ -84,7 +84,13 @@ extension AdminAPI {
                     RecordedStubs.Exchange(
                         request: entry.request, isBodyTruncated: entry.isRequestBodyTruncated, status: proxied.status,
                         headers: proxied.headers, body: proxied.body, mayBeEncoded: !proxied.isIdentityEncoded,
-                        arrivals: proxied.arrivals))
+                        arrivals: proxied.arrivals,
+                        // Through a validating proxy: what the request and the upstream's answer break.
+                        contractNotes: entry.annotations.flatMap { annotation in
+                            annotation.lines.map {
+                                (annotation.name == "requestViolations" ? "request: " : "answer: ") + $0
+                            }
+                        }))
             } else if entry.decision.plan?.proxy != nil || entry.decision.plan == nil && core.proxy?.serverWide != nil {
                 notKept += 1
             } else if spec.allowsNonProxied, let plan = entry.decision.plan, plan.proxy == nil,

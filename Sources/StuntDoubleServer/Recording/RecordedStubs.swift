@@ -19,6 +19,9 @@ struct RecordedStubs {
         var mayBeEncoded = false
         /// When the head and the parts of the body came (an event stream's pace), if known.
         var arrivals: [HTTPRecordedExchange.Arrival] = []
+        /// What a validating proxy found wrong with the exchange (`request: ...`, `answer: ...`): kept in the
+        /// stub's metadata, as `record --openapi` keeps it.
+        var contractNotes: [String] = []
     }
 
     /// A stub made: its mapping, and the body file it names, if any.
@@ -49,6 +52,10 @@ struct RecordedStubs {
                 ("response", response),
             ]
             if spec.persists { members.append(("persistent", .bool(true))) }
+            if !exchange.contractNotes.isEmpty {
+                let notes = JSONNode.array(exchange.contractNotes.map(JSONNode.string))
+                members.append(("metadata", .object([("stuntdouble", .object([("contractViolations", notes)]))])))
+            }
             made.append(
                 (
                     request.rendered(sortedKeys: true), Stub(mapping: .object(members), id: id, bodyFile: bodyFile),

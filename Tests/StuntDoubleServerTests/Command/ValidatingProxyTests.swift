@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StuntDouble
+import StuntDoubleOpenAPI
 import Testing
 
 @testable import StuntDoubleServer
@@ -151,6 +152,36 @@ import Testing
         #expect(checked.status == 1)
         #expect(checked.output.contains("get-tasks-1.json") && checked.output.contains("body.id"), "\(checked.output)")
         #expect(!checked.output.contains("get-tasks-2.json"), "\(checked.output)")
+    }
+
+    /// The admin API's recorder (`POST /__admin/recordings/snapshot`) through a validating proxy marks what
+    /// breaks the document, as `record --openapi` does.
+    @Test func theAdminAPIsRecorderMarksWhatBreaksTheDocument() async throws {
+        try await Self.withUpstream { upstream in
+            let stubber = HTTPStubber()
+            stubber.load(checkingForwardedTrafficAgainst: try OpenAPIContract(text: Self.document))
+            var configuration = HTTPStubServer.Configuration()
+            configuration.upstream = URL(string: upstream)
+            try await AdminAPITests.serving(HTTPStubServer(stubber: stubber, configuration: configuration)) { url in
+                #expect(try await Self.get(url.absoluteString + "/tasks/1").violations?.contains("body.id") == true)
+                #expect(try await Self.get(url.absoluteString + "/tasks/2").violations == nil)
+                #expect(try await Self.get(url.absoluteString + "/tasks/x").violations?.contains("path.id") == true)
+                let snapshot = try await AdminAPITests.call(
+                    .POST, url, "/__admin/recordings/snapshot", body: #"{"persist": false}"#)
+                let mappings = snapshot.object["mappings"] as? [[String: Any]] ?? []
+                func notes(_ path: String) -> [String] {
+                    let mapping = mappings.first { ($0["request"] as? [String: Any])?["url"] as? String == path }
+                    let metadata = (mapping?["metadata"] as? [String: Any])?["stuntdouble"] as? [String: Any]
+                    return metadata?["contractViolations"] as? [String] ?? []
+                }
+                #expect(mappings.count == 3, "\(snapshot.text)")
+                #expect(
+                    notes("/tasks/1").contains { $0.hasPrefix("answer: body.id: expected integer") },
+                    "\(notes("/tasks/1"))")
+                #expect(notes("/tasks/2").isEmpty)
+                #expect(notes("/tasks/x").contains { $0.hasPrefix("request: path.id") }, "\(notes("/tasks/x"))")
+            }
+        }
     }
 
     /// The hold on an answer: nothing passes until its end, an event stream passes at once, and an answer
