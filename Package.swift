@@ -147,6 +147,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 // SHA-256 of the bodies the response matrix downloads.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -147,7 +147,7 @@ final class ServerCore: Sendable {
         limits.maxHeaderListSize = configuration.maximumHeaderSize
         limits.maxHeaderFieldSize = configuration.maximumHeaderSize
         let operations = channel.pipeline.syncOperations
-        // SwiftNIO parses requests; the handler writes responses as bytes itself (`ResponseWire`) and answers
+        // SwiftNIO parses requests; the handler writes responses as bytes itself (`HTTP1ResponseEncoder`) and answers
         // pipelined requests in turn. A stub's response is checked once, when it is prepared
         // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
         // server's own headers escape what they quote (`HeaderText`).
@@ -158,12 +158,11 @@ final class ServerCore: Sendable {
         if !tracked { connections.add(channel) }
     }
 
-    /// An HTTP/2 stream's pipeline: the stream's frames as HTTP/1 parts, the stub handler, and its bytes back
-    /// into parts (`HTTP1WireToStreamParts`).
+    /// An HTTP/2 stream's pipeline: SwiftNIO's codec between the stream's frames and HTTP's parts, and the stub
+    /// handler, which writes the stream's response parts (`ResponseWriter.http2`).
     private func configureStream(_ stream: any Channel) throws {
         let operations = stream.pipeline.syncOperations
         try operations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-        try operations.addHandler(HTTP1WireToStreamParts())
-        try operations.addHandler(StubRequestHandler(core: self, isSecure: true))
+        try operations.addHandler(StubRequestHandler(core: self, isSecure: true, writer: .http2))
     }
 }

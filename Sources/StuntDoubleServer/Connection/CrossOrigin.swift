@@ -46,7 +46,7 @@ extension StubRequestHandler {
     /// methods a loaded document has at the path, or WireMock's list; the headers asked for, with those the
     /// document reads there.
     func answerPreflight(
-        _ head: HTTPRequestHead, request: HTTPIncomingRequest, origin: String, method asked: String,
+        _ head: HTTPRequestHead, request: HTTPIncomingRequest, origin: String, method asked: String, id: Int,
         context: ChannelHandlerContext
     ) -> ConnectionStateMachine.Action {
         let rules = core.stubber.stubs.lazy.compactMap { $0.crossOriginRules?.crossOrigin(for: request) }.first
@@ -84,8 +84,11 @@ extension StubRequestHandler {
                 + "\(methods.joined(separator: ", ")) at this path"
             core.logger.warning("\(line)")
         }
-        let playback = Playback(adminRequestHead: head, receivedAt: context.eventLoop.now)
-        playback.prepareEmpty(status: .noContent, headers: headers, outcome: "CORS preflight")
-        return machine.answer(playback, now: context.eventLoop.now)
+        let now = context.eventLoop.now
+        let answer = ResponseStateMachine.empty(
+            status: .noContent, headers: headers, id: id, for: HeadRequirements(head),
+            record: ResponseRecord(entry: nil, request: head, received: .now, outcome: .text("CORS preflight")),
+            receivedAt: now)
+        return machine.answer(answer, now: now)
     }
 }

@@ -14,8 +14,8 @@ import Testing
     static func serving(_ body: Data, kernel: Int = 256 << 10, limits: ConnectionStateMachine.Limits? = nil)
         -> MachineHarness
     {
-        MachineHarness(limits: limits ?? MachineHarness.limits(), kernelCapacity: kernel) { harness, head, _ in
-            harness.text(head, body)
+        MachineHarness(limits: limits ?? MachineHarness.limits(), kernelCapacity: kernel) { harness, head, _, id in
+            harness.text(head, body, id: id)
         }
     }
 
@@ -48,7 +48,7 @@ import Testing
         let body = patternBytes(3 << 20, seed: 7)
         let harness = Self.serving(body, kernel: kernel)
         harness.send(MachineHarness.head())
-        #expect(harness.machine.isWaitingForWritability, "the channel filled: the machine waits")
+        #expect(harness.machine.outbound.isWaitingForWritability, "the channel filled: the machine waits")
         var reads = 0
         while harness.reader.responses.isEmpty {
             try harness.clientReads(upTo: 10_000)
@@ -67,16 +67,16 @@ import Testing
         let body = patternBytes(1 << 20, seed: 3)
         let harness = Self.serving(body, kernel: 64 << 20)
         // Take the request, then take over the handler's part by hand for one write.
-        harness.answer = { _, _, _ in nil }
+        harness.answer = { _, _, _, _ in nil }
         harness.send(MachineHarness.head())
-        let head = harness.owed[0].head
+        let (head, _, id) = harness.owed[0]
         var machine = harness.machine
-        var action = machine.answer(harness.text(head, body), now: harness.now)
-        guard case .write = action else {
+        var action = machine.answer(harness.text(head, body, id: id), now: harness.now)
+        guard case .write(let writes) = action else {
             Issue.record("expected a write, got \(action)")
             return
         }
-        #expect(machine.batch.byteCount <= machine.limits.batchSize + 1024)
+        #expect(writes.byteCount <= machine.limits.batchSize + 1024)
         // During the write: unwritable, writable, unwritable, writable ... each noted, none acted on.
         for writable in [false, true, false, true, false] {
             #expect(isNone(machine.writabilityChanged(writable, now: harness.now)))
@@ -91,8 +91,9 @@ import Testing
                 return
             }
         } else {
-            #expect(isNone(action), "unwritable after the flush: wait")
-            #expect(machine.isWaitingForWritability)
+            // Unwritable after the flush: nothing is written; the connection's timer watches for a stalled reader.
+            if case .scheduleConnectionTimer = action {} else { #expect(isNone(action), "unwritable: wait") }
+            #expect(machine.outbound.isWaitingForWritability)
             guard case .write = machine.writabilityChanged(true, now: harness.now) else {
                 Issue.record("writable again: the next batch goes out")
                 return
@@ -106,24 +107,28 @@ import Testing
         _ = machine.channelActive(now: .now())
         let head = MachineHarness.head()
         _ = machine.received(.head(head), now: .now())
-        guard case .respond = machine.received(.end(nil), now: .now()) else {
+        guard case .respond(_, _, _, let id) = machine.received(.end(nil), now: .now()) else {
             Issue.record("expected respond")
             return
         }
-        let playback = Playback(requestHead: head, entry: 0, receivedAt: .now(), received: .now)
-        playback.prepareRaw(status: .ok, contentType: "x", body: patternBytes(1 << 20), outcome: "")
-        var action = machine.answer(playback, now: .now())
+        let response = ResponseStateMachine.raw(
+            status: .ok, contentType: "x", body: ByteBuffer(bytes: patternBytes(1 << 20)), id: id,
+            for: HeadRequirements(head), record: ResponseRecord(entry: 0, request: head, received: .now),
+            receivedAt: .now())
+        var action = machine.answer(response, now: .now())
         var batches = 0
         var total = 0
-        while case .write = action {
-            let writes = machine.batch
+        var headBytes = 0
+        while case .write(let writes) = action {
             batches += 1
-            total += writes.buffers.map(\.readableBytes).reduce(0, +)
-            #expect(writes.byteCount <= machine.limits.batchSize + playback.head!.readableBytes)
+            total += writes.pieces.map(\.readableBytes).reduce(0, +)
+            headBytes += writes.head?.encoded?.readableBytes ?? 0
+            #expect(writes.byteCount <= machine.limits.batchSize + (writes.head?.encoded?.readableBytes ?? 0))
             #expect(isNone(machine.advance(now: { .now() })), "nothing more before wrote")
             action = machine.wrote(writable: true, now: .now())
         }
-        #expect(total == playback.head!.readableBytes + (1 << 20))
+        #expect(total == 1 << 20)
+        #expect(headBytes > 0)
         #expect(batches == 4)
     }
 
@@ -136,7 +141,7 @@ import Testing
         let harness = Self.serving(body, kernel: 128 << 10)
         harness.askToRead()
         harness.send(MachineHarness.head(.GET, "/1"))
-        #expect(harness.machine.isWaitingForWritability)
+        #expect(harness.machine.outbound.isWaitingForWritability)
         harness.askToRead()
         let readsBefore = harness.reads
         harness.send(MachineHarness.head(.GET, "/2"))
@@ -151,8 +156,8 @@ import Testing
     /// Three requests in one read (pipelining), each answered in order, whole.
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let bodies = [patternBytes(70_000, seed: 1), patternBytes(10, seed: 2), patternBytes(300_000, seed: 3)]
-        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _ in
-            harness.text(head, bodies[Int(head.uri.dropFirst())!])
+        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _, id in
+            harness.text(head, bodies[Int(head.uri.dropFirst())!], id: id)
         }
         for index in 0..<3 {
             harness.send(MachineHarness.head(.GET, "/\(index)"))
@@ -165,9 +170,9 @@ import Testing
     /// An answer worked out later (the admin API's, off the event loop): requests behind it wait.
     @Test func requestsWaitForAnAnswerWorkedOutLater() throws {
         var later = true
-        let harness = MachineHarness { harness, head, _ in
+        let harness = MachineHarness { harness, head, _, id in
             defer { later = false }
-            return later ? nil : harness.text(head, Data(head.uri.utf8))
+            return later ? nil : harness.text(head, Data(head.uri.utf8), id: id)
         }
         harness.send(MachineHarness.head(.GET, "/first"))
         harness.send(MachineHarness.head(.GET, "/second"))
@@ -185,7 +190,7 @@ import Testing
         let body = patternBytes(1 << 20, seed: 4)
         let harness = Self.serving(body, kernel: 100_000)
         harness.send(MachineHarness.head())
-        #expect(harness.machine.isWaitingForWritability)
+        #expect(harness.machine.outbound.isWaitingForWritability)
         harness.fireConnectionTimerEarly()
         harness.advance(by: .seconds(30))
         #expect(!harness.isClosed, "a response in progress is not idle")
@@ -202,7 +207,9 @@ import Testing
                 $0.body = patternBytes(1000)
                 $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 1000))
             })
-        let harness = MachineHarness { harness, head, body in harness.stub(head, body: body, stubber: stubber) }
+        let harness = MachineHarness { harness, head, body, id in
+            harness.stub(head, body: body, stubber: stubber, id: id)
+        }
         harness.send(MachineHarness.head())
         try harness.clientReads()
         #expect(harness.clientBytes == 0, "nothing before the delay")
@@ -275,6 +282,76 @@ import Testing
         #expect(stopped.finished.first?.error is StalledReader)
     }
 
+    // MARK: - What the kernel holds (the response matrix's failure under load)
+
+    /// A response the kernel took whole (megabytes on loopback) is not idle time while the client reads it: the
+    /// connection stays open, and the client's next request is answered. (The response matrix failed so under
+    /// load, "I/O on closed channel": its slow client was still reading a 5 MB body out of the kernel when the
+    /// idle timeout, counted from when the last byte entered the kernel, closed the connection.)
+    @Test func aConnectionIsNotIdleWhileTheKernelHoldsItsResponse() throws {
+        let body = patternBytes(3 << 20, seed: 21)
+        let harness = Self.serving(body, kernel: 4 << 20, limits: MachineHarness.limits(idle: .seconds(5)))
+        harness.send(MachineHarness.head())
+        #expect(harness.finished.count == 1, "the whole response is in the kernel at once")
+        // 30 seconds of reading, six idle timeouts.
+        while harness.reader.responses.isEmpty {
+            try harness.clientReads(upTo: 10_000)
+            harness.advance(by: .milliseconds(100))
+            if harness.elapsed > 100 { break }
+        }
+        #expect(harness.elapsed > 25)
+        #expect(!harness.isClosed, "closed while the client was reading its response")
+        #expect(harness.reader.responses.first?.digest == body.sha256)
+        harness.send(MachineHarness.head())
+        try harness.readToEnd(limit: .seconds(1))
+        #expect(harness.reader.responses.count == 2, "the next request is answered")
+        // Then idle for real: closed after the idle timeout, and not before.
+        harness.advance(by: .milliseconds(4_900))
+        #expect(!harness.isClosed)
+        harness.advance(by: .seconds(30))
+        #expect(harness.isClosed)
+    }
+
+    /// A client that takes its response steadily out of the kernel, with no change of the channel's writability for
+    /// longer than the send timeout, is not given up on; one that takes nothing is, as before.
+    @Test func aClientReadingWhatTheKernelHoldsIsNotAStalledReader() throws {
+        // The kernel fills, and the last 60 KB wait in the channel, under its high water mark: the channel never
+        // becomes unwritable again, while the client takes the kernel's 4 MB at 50 kB/s (80 s).
+        let body = patternBytes((4 << 20) + (60 << 10), seed: 22)
+        let limits = MachineHarness.limits(send: .seconds(10))
+        let reading = Self.serving(body, kernel: 4 << 20, limits: limits)
+        reading.send(MachineHarness.head())
+        while reading.reader.responses.isEmpty, !reading.isClosed, reading.elapsed < 200 {
+            try reading.clientReads(upTo: 5_000)
+            reading.advance(by: .milliseconds(100))
+        }
+        #expect(!reading.isClosed, "given up on after \(reading.elapsed) s, while reading")
+        #expect(reading.elapsed > 70)
+        #expect(reading.reader.responses.first?.digest == body.sha256)
+        #expect(reading.finished.first.map { $0.error == nil } == true)
+        #expect(reading.probes > 0, "the kernel was asked")
+
+        let stopped = Self.serving(body, kernel: 4 << 20, limits: limits)
+        stopped.send(MachineHarness.head())
+        stopped.advance(by: .seconds(9))
+        #expect(!stopped.isClosed)
+        stopped.advance(by: .seconds(5))
+        #expect(stopped.isClosed, "a client that takes nothing is given up on after the send timeout")
+    }
+
+    /// Where the kernel cannot say (an HTTP/2 stream has no socket of its own), the timeouts count as before: from
+    /// the last change of writability, or the last response sent.
+    @Test func withoutTheKernelsCountTimeoutsCountFromTheLastProgressSeen() throws {
+        let harness = Self.serving(
+            patternBytes(3 << 20, seed: 23), kernel: 4 << 20, limits: MachineHarness.limits(idle: .seconds(5)))
+        harness.kernelAnswers = false
+        harness.send(MachineHarness.head())
+        harness.advance(by: .milliseconds(4_900))
+        #expect(!harness.isClosed)
+        harness.advance(by: .milliseconds(200))
+        #expect(harness.isClosed)
+    }
+
     // MARK: - Closing
 
     /// The peer closes in the middle of a body: the response is recorded as cut short, and nothing after it
@@ -323,8 +400,8 @@ import Testing
     /// found this: the first's end closed the connection under the second.)
     @Test func theConnectionClosesAfterItsLastResponseNotAnEarlierOne() throws {
         let bodies = [patternBytes(700_001, seed: 1), patternBytes(100, seed: 2)]
-        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _ in
-            harness.text(head, bodies[Int(head.uri.dropFirst())!])
+        let harness = MachineHarness(kernelCapacity: 100_000) { harness, head, _, id in
+            harness.text(head, bodies[Int(head.uri.dropFirst())!], id: id)
         }
         harness.send(MachineHarness.head(.GET, "/0"))
         harness.send(MachineHarness.head(.GET, "/1", version: .http1_0))
@@ -372,25 +449,37 @@ import Testing
     }
 
     @Test func expectContinueGets100ThenTheResponse() throws {
-        let harness = MachineHarness { harness, head, body in harness.text(head, Data(body.readableBytesView)) }
+        let harness = MachineHarness { harness, head, body, id in
+            harness.text(head, Data(body.readableBytesView), id: id)
+        }
         harness.send(
             .head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "5"), ("Expect", "100-continue")])))
         try harness.clientReads()
-        #expect(harness.clientBytes == ResponseWire.continueHead.readableBytes)
+        #expect(harness.clientBytes == HTTP1ResponseEncoder.continueHead.readableBytes)
         harness.send(.body(ByteBuffer(string: "hello")))
         harness.send(.end(nil))
         try harness.readToEnd()
         #expect(harness.reader.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == "hello")
     }
 
-    /// A request that does not parse, after a response that has not started: refused, connection closed, and
-    /// the dropped response recorded when it closes.
-    @Test func aMalformedRequestEndsTheConnection() throws {
-        let harness = MachineHarness { _, _, _ in nil }
+    /// A request that does not parse, behind one whose answer is being worked out: refused in its turn, after
+    /// that answer, and the connection closes.
+    @Test func aMalformedRequestIsRefusedInItsTurn() throws {
+        let harness = MachineHarness { _, _, _, _ in nil }
         harness.send(MachineHarness.head())
         harness.run(harness.machine.parseError(status: .badRequest, text: "bad\n", now: harness.now))
-        #expect(harness.refusals == [400])
+        #expect(harness.refusals.isEmpty, "the request before it is answered first")
+        harness.answer = { harness, head, _, id in harness.text(head, Data("first".utf8), id: id) }
+        harness.answerOwed()
+        try harness.readToEnd()
+        #expect(harness.reader.responses.map(\.status) == [200, 400])
+        #expect(harness.reader.responses.first?.body == Data("first".utf8))
         #expect(harness.isClosed)
+
+        let alone = MachineHarness { _, _, _, _ in nil }
+        alone.run(alone.machine.parseError(status: .badRequest, text: "bad\n", now: alone.now))
+        #expect(alone.refusals == [400])
+        #expect(alone.isClosed)
     }
 
     // MARK: - Stubs that fail, proxied answers
@@ -402,7 +491,9 @@ import Testing
                 $0.responseDelay = 0.5
                 $0.fault = .connectionResetByPeer
             })
-        let harness = MachineHarness { harness, head, body in harness.stub(head, body: body, stubber: stubber) }
+        let harness = MachineHarness { harness, head, body, id in
+            harness.stub(head, body: body, stubber: stubber, id: id)
+        }
         harness.send(MachineHarness.head())
         #expect(harness.faults.isEmpty)
         harness.advance(by: .milliseconds(500))
@@ -413,13 +504,10 @@ import Testing
     /// A proxied body: held back while the client is slow, let go once it catches up; the end comes with the
     /// upstream's.
     @Test func aProxiedBodyFollowsTheClientsPace() throws {
-        var proxied: Playback?
-        let harness = MachineHarness(kernelCapacity: 64 << 10) { harness, head, _ in
-            let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
-            _ = playback.prepareProxied(outcome: "proxied")
-            playback.upstreamStart = harness.now
-            proxied = playback
-            return playback
+        var proxied: Int?
+        let harness = MachineHarness(kernelCapacity: 64 << 10) { harness, head, _, id in
+            proxied = id
+            return harness.proxied(head, id: id)
         }
         harness.send(MachineHarness.head())
         #expect(harness.upstreamCalls == ["start"])
@@ -448,12 +536,10 @@ import Testing
     /// stream the last byte ends the stream (the response matrix found the journal recording such responses as
     /// cut short, and clients seeing their streams cancelled), and an HTTP/1.1 connection takes its next request.
     @Test func aProxiedBodyEndsAtItsDeclaredLength() throws {
-        var proxied: Playback?
-        let harness = MachineHarness { harness, head, _ in
-            let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
-            _ = playback.prepareProxied(outcome: "proxied")
-            proxied = playback
-            return playback
+        var proxied: Int?
+        let harness = MachineHarness { harness, head, _, id in
+            proxied = id
+            return harness.proxied(head, id: id)
         }
         harness.send(MachineHarness.head())
         let playback = try #require(proxied)
@@ -472,12 +558,10 @@ import Testing
     /// An upstream that fails before its head answers 500; after its head, the connection ends early.
     @Test func anUpstreamFailingBeforeAndAfterItsHead() throws {
         for afterHead in [false, true] {
-            var proxied: Playback?
-            let harness = MachineHarness { harness, head, _ in
-                let playback = Playback(requestHead: head, entry: 0, receivedAt: harness.now, received: .now)
-                _ = playback.prepareProxied(outcome: "proxied")
-                proxied = playback
-                return playback
+            var proxied: Int?
+            let harness = MachineHarness { harness, head, _, id in
+                proxied = id
+                return harness.proxied(head, id: id)
             }
             harness.send(MachineHarness.head())
             let playback = try #require(proxied)
@@ -536,8 +620,8 @@ import Testing
                 }
             }
             let harness = MachineHarness(kernelCapacity: [4096, 65_536, 100_000, 1 << 20, 64 << 20][draw(5)]) {
-                harness, head, body in
-                harness.stub(head, body: body, stubber: stubber)
+                harness, head, body, id in
+                harness.stub(head, body: body, stubber: stubber, id: id)
             }
             // The requests in bursts, as reads bring them.
             var sent = 0

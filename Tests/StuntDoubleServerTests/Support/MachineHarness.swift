@@ -7,55 +7,60 @@ import StuntDouble
 
 /// Plays `StubRequestHandler`'s part for a `ConnectionStateMachine`, against a model of a NIO socket and the
 /// client at its other end, on a clock the test moves:
-/// - written bytes queue in the channel, which turns unwritable past 64 KiB and writable again under 32 KiB
-///   (NIO's water marks), and reports each change at once, in the middle of the write or flush that caused
-///   it, as NIO does (the re-entrant report a handler must not miss);
+/// - written bytes (encoded as the HTTP/1.1 writer encodes them) queue in the channel, which turns unwritable past
+///   64 KiB and writable again under 32 KiB (NIO's water marks), and reports each change at once, in the middle of
+///   the write or flush that caused it, as NIO does (the re-entrant report a handler must not miss);
 /// - a flush moves queued bytes into the kernel, which holds at most `kernelCapacity` bytes (the socket's send
 ///   buffer and the client's receive buffer together); the response a write ends is sent when its last byte is
 ///   in the kernel;
 /// - the client takes bytes out of the kernel when the test says (`clientReads`), and reads them as HTTP
-///   responses (`reader`);
+///   responses (`reader`); asked (`.probeKernel`), the kernel says what the client has taken and what it still
+///   holds (or nothing, as for an HTTP/2 stream, when `kernelAnswers` is off);
 /// - timers fire when the test moves the clock past them.
 final class MachineHarness {
     var machine: ConnectionStateMachine
     private(set) var now: NIODeadline
     private let start: NIODeadline
     /// Bytes written and not yet in the kernel, each with the response its write ends.
-    private var channelQueue = CircularBuffer<(bytes: ByteBuffer, ends: Playback?)>()
+    private var channelQueue = CircularBuffer<(bytes: ByteBuffer, ends: ResponseRecord?)>()
     private(set) var channelPending = 0
     private(set) var isWritable = true
     static let highWaterMark = 64 << 10
     static let lowWaterMark = 32 << 10
     var kernelCapacity: Int
+    /// Whether the kernel answers probes (a TCP socket's does; an HTTP/2 stream has none to ask).
+    var kernelAnswers = true
     private(set) var inKernel = ByteBuffer()
     var reader = HTTPResponseReader()
     private(set) var clientBytes = 0
     private(set) var responseTimer: NIODeadline?
     private(set) var connectionTimer: NIODeadline?
     /// Responses recorded as ended, with their errors.
-    private(set) var finished: [(playback: Playback, error: (any Error)?)] = []
+    private(set) var finished: [(record: ResponseRecord, error: (any Error)?)] = []
     private(set) var isClosed = false
     /// How many reads of the socket the machine let through.
     private(set) var reads = 0
+    /// How many times the machine asked the kernel.
+    private(set) var probes = 0
     /// The refusals written, by status.
     private(set) var refusals: [Int] = []
     /// Requests answered later: call `answerOwed` to answer the first.
-    private(set) var owed: [(head: HTTPRequestHead, body: ByteBuffer)] = []
+    private(set) var owed: [(head: HTTPRequestHead, body: ByteBuffer, id: Int)] = []
     /// What the machine asked of upstreams: `start`, `open`, `hold`, `abandon`.
     private(set) var upstreamCalls: [String] = []
-    /// Faults committed.
+    /// Faults committed (`nil` for a stub's error).
     private(set) var faults: [HTTPStubFault?] = []
     /// Writability reports made while a write or flush was in progress.
     private(set) var reentrantReports = 0
     /// Every action the machine returned, for a failing test's message.
     private(set) var trace: [String] = []
-    private var performing = false
-    /// How the harness answers a request: a playback now, or `nil` to answer later (`answerOwed`).
-    var answer: (MachineHarness, HTTPRequestHead, ByteBuffer) -> Playback?
+    /// How the harness answers a request (the response numbered `id`): a response now, or `nil` to answer later
+    /// (`answerOwed`).
+    var answer: (MachineHarness, HTTPRequestHead, ByteBuffer, Int) -> ResponseStateMachine?
 
     init(
         limits: ConnectionStateMachine.Limits = MachineHarness.limits(), kernelCapacity: Int = 256 << 10,
-        answer: @escaping (MachineHarness, HTTPRequestHead, ByteBuffer) -> Playback?
+        answer: @escaping (MachineHarness, HTTPRequestHead, ByteBuffer, Int) -> ResponseStateMachine?
     ) {
         now = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
         start = now
@@ -158,14 +163,14 @@ final class MachineHarness {
 
     /// Answers the first request owed an answer.
     func answerOwed() {
-        let (head, body) = owed.removeFirst()
-        guard let playback = answer(self, head, body) else { return }
-        run(machine.answer(playback, now: now))
+        let (head, body, id) = owed.removeFirst()
+        guard let response = answer(self, head, body, id) else { return }
+        run(machine.answer(response, now: now))
     }
 
-    /// An upstream event for a proxied playback.
-    func upstream(_ event: UpstreamEvent, for playback: Playback) {
-        run(machine.upstream(event, for: playback, failureText: "upstream failed\n", now: now))
+    /// An upstream event for the response numbered `id`.
+    func upstream(_ event: UpstreamEvent, for id: Int) {
+        run(machine.upstream(event, for: id, failureText: "upstream failed\n", now: now))
     }
 
     // MARK: - Performing the machine's actions, as StubRequestHandler does
@@ -180,36 +185,41 @@ final class MachineHarness {
             case .read:
                 reads += 1
                 return
-            case .write:
-                let writes = machine.batch
-                for buffer in writes.buffers { write(buffer, ends: nil) }
+            case .write(let writes):
+                var buffers: [ByteBuffer] = []
+                HTTP1ResponseEncoder.encode(writes) { buffers.append($0) }
+                for buffer in buffers { write(buffer, ends: nil) }
                 if let ended = writes.ends { write(ByteBuffer(), ends: ended) }
                 pushToKernel(reentrant: true)
                 action = machine.wrote(writable: isWritable, now: now)
-            case .refuse:
-                let refusal = machine.refusal!
+            case .writeContinue:
+                write(HTTP1ResponseEncoder.continueHead, ends: nil)
+                pushToKernel(reentrant: true)
+                action = machine.wrote(writable: isWritable, now: now)
+            case .refuse(let refusal):
                 refusals.append(Int(refusal.status.code))
-                var headers = NIOHTTP1.HTTPHeaders()
-                headers.add(name: "Content-Length", value: String(refusal.text.utf8.count))
-                headers.add(name: "Connection", value: "close")
-                var bytes = ResponseWire.head(version: refusal.version, status: refusal.status, headers: headers)
-                if refusal.sendsText { bytes.writeString(refusal.text) }
-                write(bytes, ends: nil)
+                write(HTTP1ResponseEncoder.refusal(refusal), ends: nil)
                 pushToKernel(reentrant: true)
                 if refusal.closesAtOnce { close() }
                 action = machine.wrote(writable: isWritable, now: now)
-            case .respond(let head, let body, _):
-                guard let playback = answer(self, head, body) else {
-                    owed.append((head, body))
+            case .respond(let head, let body, _, let id):
+                guard let response = answer(self, head, body, id) else {
+                    owed.append((head, body, id))
                     return
                 }
-                action = machine.answer(playback, now: now)
+                action = machine.answer(response, now: now)
             case .scheduleResponseTimer(let deadline):
                 responseTimer = deadline
                 return
             case .scheduleConnectionTimer(let deadline):
                 connectionTimer = deadline
                 return
+            case .probeKernel:
+                probes += 1
+                let look =
+                    kernelAnswers && !isClosed
+                    ? KernelBacklog(delivered: UInt64(clientBytes), held: inKernel.readableBytes) : nil
+                action = machine.kernelBacklog(look, now: now)
             case .startUpstream:
                 upstreamCalls.append("start")
                 return
@@ -222,22 +232,16 @@ final class MachineHarness {
             case .abandonUpstream:
                 upstreamCalls.append("abandon")
                 return
-            case .finish(let playback, let thenClose):
-                playback.isFinished = true
-                finished.append((playback, playback.endError))
+            case .finish(let record, let error, let thenClose):
+                finished.append((record, error))
                 if thenClose { close() }
                 return
-            case .fail(let playback):
-                playback.isFinished = true
-                switch playback.kind {
-                case .fault(let fault, let error):
-                    finished.append((playback, error))
+            case .fail(let failure, let record):
+                finished.append((record, failure.error))
+                if case .fault(let fault, _) = failure {
                     faults.append(fault)
-                case .failure(let error):
-                    finished.append((playback, error))
+                } else {
                     faults.append(nil)
-                case .response:
-                    break
                 }
                 close()
                 return
@@ -248,7 +252,7 @@ final class MachineHarness {
         }
     }
 
-    private func write(_ buffer: ByteBuffer, ends: Playback?) {
+    private func write(_ buffer: ByteBuffer, ends: ResponseRecord?) {
         guard !isClosed else {
             if let ends { run(machine.responseSent(ends, error: ChannelError.ioOnClosedChannel, now: now)) }
             return
@@ -265,7 +269,7 @@ final class MachineHarness {
     /// Moves queued bytes into the kernel, as far as it has room; reports sent responses and writability.
     private func pushToKernel(reentrant: Bool) {
         guard !isClosed else { return }
-        var sent: [Playback] = []
+        var sent: [ResponseRecord] = []
         while var first = channelQueue.first {
             let room = kernelCapacity - inKernel.readableBytes
             let count = min(room, first.bytes.readableBytes)
@@ -281,8 +285,8 @@ final class MachineHarness {
             channelQueue.removeFirst()
             if let ended = first.ends { sent.append(ended) }
         }
-        for playback in sent {
-            run(machine.responseSent(playback, error: nil, now: now))
+        for record in sent {
+            run(machine.responseSent(record, error: nil, now: now))
         }
         if !isWritable, channelPending < Self.lowWaterMark, !isClosed {
             isWritable = true
@@ -299,8 +303,8 @@ final class MachineHarness {
         let unsent = channelQueue.compactMap(\.ends)
         channelQueue.removeAll()
         channelPending = 0
-        for playback in unsent {
-            run(machine.responseSent(playback, error: ChannelError.ioOnClosedChannel, now: now))
+        for record in unsent {
+            run(machine.responseSent(record, error: ChannelError.ioOnClosedChannel, now: now))
         }
         run(machine.channelInactive(now: now))
     }
@@ -317,25 +321,35 @@ extension MachineHarness {
         return HTTPRequestHead(version: version, method: method, uri: uri, headers: fields)
     }
 
-    /// A playback of a body due at once, with `Content-Length`.
-    func text(_ head: HTTPRequestHead, _ body: Data) -> Playback {
-        let playback = Playback(requestHead: head, entry: 0, receivedAt: now, received: .now)
-        playback.prepareRaw(status: .ok, contentType: "application/octet-stream", body: body, outcome: "test")
-        return playback
+    /// A record of a journaled response to `head`.
+    func record(_ head: HTTPRequestHead) -> ResponseRecord {
+        ResponseRecord(entry: 0, request: head, received: .now)
     }
 
-    /// A playback of a stub's plan, decided by `stubber` for the request.
-    func stub(_ head: HTTPRequestHead, body: ByteBuffer, stubber: HTTPStubber) -> Playback {
+    /// A response of a body due at once, with `Content-Length`.
+    func text(_ head: HTTPRequestHead, _ body: Data, id: Int) -> ResponseStateMachine {
+        .raw(
+            status: .ok, contentType: "application/octet-stream", body: ByteBuffer(bytes: body), id: id,
+            for: HeadRequirements(head), record: record(head), receivedAt: now)
+    }
+
+    /// The response to a stub's plan, decided by `stubber` for the request.
+    func stub(_ head: HTTPRequestHead, body: ByteBuffer, stubber: HTTPStubber, id: Int) -> ResponseStateMachine {
         let request = try! IncomingRequestBuilder.make(
             head, body: body, declaresBody: body.readableBytes > 0, authority: "test")
         let (decision, entry) = stubber.decide(request, via: .server, received: .now)
-        let playback = Playback(requestHead: head, entry: entry, receivedAt: now, received: .now)
+        let record = ResponseRecord(entry: entry, request: head, received: .now)
         guard let plan = decision.plan else {
-            playback.prepareText(status: .notFound, text: "unmatched\n", outcome: "unmatched")
-            return playback
+            return .text(
+                status: .notFound, text: "unmatched\n", id: id, for: HeadRequirements(head), record: record,
+                receivedAt: now)
         }
-        playback.prepare(plan)
-        return playback
+        return .plan(plan, id: id, for: HeadRequirements(head), record: record, receivedAt: now)
+    }
+
+    /// A response an upstream will send, forwarded at once.
+    func proxied(_ head: HTTPRequestHead, id: Int) -> ResponseStateMachine {
+        .forwarding(at: now, flow: UpstreamFlow(), id: id, for: HeadRequirements(head), record: record(head))
     }
 }
 

@@ -9,31 +9,27 @@ import StuntDoubleWireMock
 /// Proxying: a request a stub sends on (`proxiedFrom`), or that no stub matches when the server has an upstream,
 /// is forwarded with `UpstreamProxy` and its answer streamed back; a recording keeps the exchange.
 extension StubRequestHandler {
-    /// Whether a request must not go to the server-wide upstream: the upstream's own admin API, unless the
-    /// configuration allows it (another StuntDouble or WireMock behind this one would otherwise take admin
-    /// calls, shutdown included, from anyone who reaches this server).
-    func isRefusedProxyTarget(_ target: String) -> Bool {
-        !core.configuration.proxiesAdminRequests && Self.isAdminTarget(target)
-    }
-
-    /// Answers a request with what the upstream answers, forwarded at `start` (a proxying stub's delay); returns
-    /// what the machine does next.
+    /// Answers a request, as the response numbered `id`, with what the upstream answers, forwarded at `start` (a
+    /// proxying stub's delay); returns what the machine does next.
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
-        playback: Playback, recording: HTTPRecording?, mappingID: UUID? = nil, at start: NIODeadline,
-        checks: [HTTPForwardedCheck] = [], context: ChannelHandlerContext
+        record: ResponseRecord, requirements: HeadRequirements, recording: HTTPRecording?, mappingID: UUID? = nil,
+        at start: NIODeadline, checks: [HTTPForwardedCheck] = [], id: Int, context: ChannelHandlerContext
     ) -> ConnectionStateMachine.Action {
         let target = UpstreamProxy.target(for: head, via: stubProxy)
-        let flow = playback.prepareProxied(
-            outcome: recording == nil
+        var record = record
+        record.outcome = .text(
+            recording == nil
                 ? "proxied to \(core.loggedTarget(target))" : "recorded from \(core.loggedTarget(target))")
-        playback.upstreamStart = start
+        let flow = UpstreamFlow()
         pendingForward = { [self] in
             proxy(
-                head, body: body, request: request, via: stubProxy, playback: playback, flow: flow,
+                head, body: body, request: request, via: stubProxy, entry: record.entry, id: id, flow: flow,
                 recording: recording, mappingID: mappingID, target: target, checks: checks, context: context)
         }
-        return machine.answer(playback, now: context.eventLoop.now)
+        let response = ResponseStateMachine.forwarding(
+            at: start, flow: flow, id: id, for: requirements, record: record)
+        return machine.answer(response, now: context.eventLoop.now)
     }
 
     /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
@@ -41,12 +37,12 @@ extension StubRequestHandler {
     /// (for the admin API's recordings). `mappingID` is the proxying stub's mapping, if a stub proxies.
     private func proxy(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
-        playback: Playback, flow: UpstreamFlow, recording: HTTPRecording?, mappingID: UUID?, target: String,
+        entry: Int?, id: Int, flow: UpstreamFlow, recording: HTTPRecording?, mappingID: UUID?, target: String,
         checks: [HTTPForwardedCheck], context: ChannelHandlerContext
     ) {
         guard let proxy = core.proxy else { return }
-        let checked = checking(checks, entry: playback.entry, head: head)
-        let bound = NIOLoopBound((handler: self, context: context, playback: playback), eventLoop: context.eventLoop)
+        let checked = checking(checks, entry: entry, head: head)
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         // The recording keeps the exchange whatever becomes of the client's connection (it may have all it
         // needs, and close, before the upstream's end arrives).
@@ -60,7 +56,6 @@ extension StubRequestHandler {
         // What the admin API's recordings and snapshots make stubs of; bodies as they are meant when the
         // admin API's recording proxies (as WireMock records them: uncompressed).
         let exchanges = core.proxiedExchanges
-        let entry = playback.entry
         let capacity = core.stubber.journalCapacity
         let isRecorder = core.recorder.isRecording(through: mappingID)
         proxy.forward(
@@ -121,9 +116,9 @@ extension StubRequestHandler {
             guard !delivered.isEmpty else { return }
             eventLoop.execute {
                 if streamed, case .body(let part) = event { flow.arrived(part.readableBytes) }
-                let (handler, context, playback) = bound.value
+                let (handler, context) = bound.value
                 for event in delivered {
-                    handler.upstream(event, playback: playback, target: target, context: context)
+                    handler.upstream(event, for: id, flow: flow, target: target, context: context)
                 }
             }
         }
@@ -147,7 +142,7 @@ extension StubRequestHandler {
     }
 
     private func upstream(
-        _ event: UpstreamEvent, playback: Playback, target: String, context: ChannelHandlerContext
+        _ event: UpstreamEvent, for id: Int, flow: UpstreamFlow, target: String, context: ChannelHandlerContext
     ) {
         var failureText = ""
         if case .failed(let error) = event {
@@ -155,8 +150,12 @@ extension StubRequestHandler {
                 "Network failure trying to make a proxied request from StuntDouble to \(core.loggedTarget(target))\n"
                 + "\(error)\n"
         }
-        run(
-            machine.upstream(event, for: playback, failureText: failureText, now: context.eventLoop.now),
-            context: context)
+        let action = machine.upstream(event, for: id, failureText: failureText, now: context.eventLoop.now)
+        if case .abandonUpstream = action {
+            // Nobody reads the rest (the response ended, or the connection closed): the upstream drains.
+            flow.finish()
+            return
+        }
+        run(action, context: context)
     }
 }

@@ -1,17 +1,18 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
 
-/// One connection's requests (or one HTTP/2 stream's), after NIO's request decoder: it hands every event to the
-/// connection's `ConnectionStateMachine` and performs the actions the machine returns. What to do, and when, is
-/// the machine's; reading the socket, writing bytes, setting timers and working out answers are this handler's.
+/// One connection's requests (or one HTTP/2 stream's): it hands every event to the connection's
+/// `ConnectionStateMachine` and performs the actions the machine returns. What to do, and when, is the machine's;
+/// reading the socket, writing what the machine hands over (through the connection's `ResponseWriter`: HTTP/1.1
+/// bytes, or an HTTP/2 stream's parts), setting timers and working out answers are this handler's.
 ///
-/// Working out an answer (a stub's plan, or the server's own error) is in `StubRequestHandler+Answering.swift`,
-/// the admin API's turn in `+Admin.swift` (its endpoints in `Admin/`), forwarding to an upstream in
-/// `+Proxying.swift`, and performing writes and recording how a response ended in `+Writing.swift`.
+/// Working out an answer is in `StubRequestHandler+Answering.swift`: the handler asks the `RequestRouter` where
+/// the request goes (once), then the engine, the admin API (`+Admin.swift`, its endpoints in `Admin/`) or the
+/// upstream (`+Proxying.swift`). Performing writes, faults and recording how a response ended is in
+/// `+Writing.swift`.
 ///
 /// The admin API is a responder this handler calls, not a channel handler of its own ahead of it: responses
 /// to pipelined requests must leave in the order the requests came, so one handler keeps that order for all
@@ -24,6 +25,10 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let core: ServerCore
     /// Whether the connection is the HTTPS listener's (requests are `https://` URLs).
     let isSecure: Bool
+    /// How responses go on the wire: HTTP/1.1 bytes, or an HTTP/2 stream's parts.
+    let writer: ResponseWriter
+    /// Where requests go.
+    let router: RequestRouter
     /// The connection's state machine, kept out of line: a stored property of a class would be checked for
     /// exclusive access at run time on every event (about 100 instructions each, 7 events a request).
     var machine: ConnectionStateMachine {
@@ -39,12 +44,15 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var started = false
     /// The client's address, once asked for (it is the same for every request of the connection).
     private var address: String??
-    /// A WebSocket upgrade's head, until its request ends.
-    private var upgradeHead: HTTPRequestHead?
 
-    init(core: ServerCore, isSecure: Bool = false) {
+    init(core: ServerCore, isSecure: Bool = false, writer: ResponseWriter = .http1) {
         self.core = core
         self.isSecure = isSecure
+        self.writer = writer
+        router = RequestRouter(
+            hasAdmin: core.hasAdmin, answersCrossOrigin: core.configuration.answersCrossOriginRequests,
+            hasUpstream: core.configuration.upstream != nil,
+            proxiesAdminRequests: core.configuration.proxiesAdminRequests, allowsUpgrades: writer == .http1)
         machineStorage = .allocate(capacity: 1)
         machineStorage.initialize(to: ConnectionStateMachine(limits: core.connectionLimits, now: .now()))
     }
@@ -104,20 +112,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        if let head = upgradeHead {
-            upgradeHead = nil
-            // At the request's end the connection becomes a WebSocket channel: this handler and the HTTP decoder
-            // leave the pipeline.
-            if case .end = part, WebSocketUpgrade.upgrade(head, core: core, isSecure: isSecure, context: context) {
-                return
-            }
-            run(machine.received(.head(head), now: context.eventLoop.now), context: context)
-        } else if case .head(let head) = part, machine.canUpgrade, WebSocketUpgrade.isRequested(by: head) {
-            upgradeHead = head
-            return
-        }
-        run(machine.received(part, now: context.eventLoop.now), context: context)
+        run(machine.received(unwrapInboundIn(data), now: context.eventLoop.now), context: context)
     }
 
     /// Reads the socket when the machine lets it (not while requests wait their turn).
@@ -126,7 +121,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A request that does not parse gets `431` when its head is too large, `400` otherwise, with a line
-    /// saying what was wrong (unless a response is being written), and its connection closes. Other
+    /// saying what was wrong, after the answers to the requests before it; then its connection closes. Other
     /// connections never notice.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
@@ -159,14 +154,17 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .read:
                 context.read()
                 return
-            case .write:
-                perform(machine.batch, context: context)
+            case .write(let writes):
+                perform(writes, context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
-            case .refuse:
-                if let refusal = machine.refusal { perform(refusal, context: context) }
+            case .writeContinue:
+                writer.writeContinue(context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
-            case .respond(let head, let body, let declaresBody):
-                action = respond(to: head, body: body, declaresBody: declaresBody, context: context)
+            case .refuse(let refusal):
+                perform(refusal, context: context)
+                action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
+            case .respond(let head, let body, let declaresBody, let id):
+                action = respond(to: head, body: body, declaresBody: declaresBody, id: id, context: context)
             case .scheduleResponseTimer(let deadline):
                 responseTimer?.cancel()
                 responseTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
@@ -181,34 +179,33 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     run(machine.connectionTimerFired(now: context.eventLoop.now), context: context)
                 }
                 return
+            case .probeKernel:
+                let look = KernelProbe.look(at: context.channel)
+                action = machine.kernelBacklog(look, now: context.eventLoop.now)
             case .startUpstream:
                 let forward = pendingForward
                 pendingForward = nil
                 forward?()
                 return
-            case .openUpstream(let playback):
-                playback.upstreamFlow?.open()
+            case .openUpstream(let flow):
+                flow.open()
                 return
-            case .holdUpstream(let playback):
-                playback.upstreamFlow?.close()
+            case .holdUpstream(let flow):
+                flow.close()
                 return
-            case .abandonUpstream(let playback):
-                playback.upstreamFlow?.finish()
+            case .abandonUpstream:
                 return
-            case .finish(let playback, let thenClose):
-                finish(playback, error: playback.endError)
+            case .finish(let record, let error, let thenClose):
+                finish(record, error: error)
                 if thenClose { close(context: context) }
                 return
-            case .fail(let playback):
-                switch playback.kind {
-                case .fault(let fault, let error):
-                    finish(playback, error: error)
-                    commit(fault, context: context)
-                case .failure(let error):
-                    finish(playback, error: error)
+            case .fail(let failure, let record):
+                finish(record, error: failure.error)
+                switch failure {
+                case .fault(let fault, _):
+                    writer.commit(fault, context: context) { [self] in close(context: context) }
+                case .error:
                     // What a client sees of a network error: the connection ends without a response.
-                    close(context: context)
-                case .response:
                     close(context: context)
                 }
                 return

@@ -1,0 +1,93 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// Turns a request head and body into the request stubs see: `http://<Host><target>` (`https://` on the HTTPS
+/// listener).
+enum IncomingRequestBuilder {
+    struct InvalidTarget: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The request a head and body make.
+    /// - Parameters:
+    ///   - head: The request's head.
+    ///   - body: Its body.
+    ///   - declaresBody: Whether the head gave a length or a transfer coding (then an empty body is one).
+    ///   - authority: The server's `host:port`, for a request that names no host.
+    ///   - scheme: `http`, or `https` on the HTTPS listener.
+    /// - Returns: The request.
+    /// - Throws: `InvalidTarget` when the target is not a path, nor an absolute URL.
+    static func make(
+        _ head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, authority: String, scheme: String = "http"
+    ) throws -> HTTPIncomingRequest {
+        // In one array of the right size (adding one at a time grew it twice for a usual request).
+        let headers = StuntDouble.HTTPHeaders(
+            head.headers.map { StuntDouble.HTTPHeaders.Element(name: .init(rawValue: $0.name), value: $0.value) })
+        let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
+        let hasBody = bytes != nil || declaresBody
+        let method = StuntDouble.HTTPMethod(rawValue: head.method.rawValue)
+        let body = hasBody ? (bytes ?? Data()) : nil
+        // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
+        if head.uri.hasPrefix("/"),
+            let request = HTTPIncomingRequest(
+                method: method,
+                validatedURLText: scheme == "http"
+                    ? "http://\(host(of: head, authority: authority))\(head.uri)"
+                    : "\(scheme)://\(host(of: head, authority: authority))\(head.uri)",
+                headers: headers, body: body)
+        {
+            return request
+        }
+        return try HTTPIncomingRequest(
+            method: method, url: url(for: head, authority: authority, scheme: scheme), headers: headers, body: body)
+    }
+
+    /// The request's host: its Host header when that can be a URL's authority, else the server's.
+    private static func host(of head: HTTPRequestHead, authority: String) -> String {
+        head.headers.first(name: "host").flatMap { isAuthority($0) ? $0 : nil } ?? authority
+    }
+
+    static func url(for head: HTTPRequestHead, authority: String, scheme: String = "http") throws -> URL {
+        let target = head.uri
+        if target.hasPrefix("/") {
+            let host = host(of: head, authority: authority)
+            if let url = URL(string: "\(scheme)://\(host)\(target)") { return url }
+            // Characters a URL may not hold (a `|` or `"` that a lenient client sent): encode them.
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.insert(charactersIn: "%#")
+            if let encoded = target.addingPercentEncoding(withAllowedCharacters: allowed),
+                let url = URL(string: "\(scheme)://\(host)\(encoded)")
+            {
+                return url
+            }
+            throw InvalidTarget(description: "it is not a valid path and query")
+        }
+        let lowered = target.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: target), url.host != nil
+        {
+            return url
+        }
+        throw InvalidTarget(
+            description: "only origin-form (/path) and absolute-form (http://host/path) targets are served")
+    }
+
+    /// Whether a Host header value can be a URL's authority.
+    private static func isAuthority(_ value: String) -> Bool {
+        func allowed(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"),
+                UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
+                return true
+            default:
+                return false
+            }
+        }
+        guard !value.isEmpty else { return false }
+        // The bytes in place (a received header's are in one piece): the view's iterator cost 400 instructions.
+        return value.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy(allowed) }
+            ?? value.utf8.allSatisfy(allowed)
+    }
+}

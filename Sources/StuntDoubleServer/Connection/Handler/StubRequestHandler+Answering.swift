@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+import StuntDoubleWireMock
+
+extension StubRequestHandler {
+    /// Works out the answer to a request whose body has been read, as the response numbered `id`: where the router
+    /// sends it (the admin API, a preflight, the engine, and what answers when no stub does), then hands it to the
+    /// machine and returns what the machine does next (`.none` while the answer is still being worked out: the
+    /// admin API's, off the event loop).
+    func respond(
+        to head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, id: Int, context: ChannelHandlerContext
+    ) -> ConnectionStateMachine.Action {
+        let route = router.route(head, canUpgrade: machine.canUpgrade)
+        if case .admin = route, let admin = core.admin {
+            respondAdmin(admin, head: head, body: body, id: id, context: context)
+            return .none
+        }
+        if case .webSocketUpgrade = route,
+            WebSocketUpgrade.upgrade(head, core: core, isSecure: isSecure, context: context)
+        {
+            // The connection is a WebSocket channel now: this handler and the HTTP decoder have left the pipeline.
+            return machine.upgraded()
+        }
+        let receivedAt = context.eventLoop.now
+        let received = ContinuousClock.now
+        let request: HTTPIncomingRequest
+        do {
+            request =
+                isSecure
+                ? try IncomingRequestBuilder.make(
+                    head, body: body, declaresBody: declaresBody, authority: core.httpsAuthority.withLockedValue { $0 },
+                    scheme: "https")
+                : try IncomingRequestBuilder.make(
+                    head, body: body, declaresBody: declaresBody, authority: core.authority.withLockedValue { $0 })
+        } catch {
+            let text =
+                "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
+                + "/path?query.\n"
+            core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → 400 \(error)")
+            let response = ResponseStateMachine.text(
+                status: .badRequest, text: text, headers: [("Connection", "close")], id: id,
+                for: HeadRequirements(head), record: ResponseRecord(entry: nil, request: head, received: received),
+                receivedAt: receivedAt)
+            return machine.answer(response, now: receivedAt)
+        }
+        let origin: String?
+        let otherwise: RequestRouter.Fallback
+        switch route {
+        case .preflight(let origin, let method):
+            return answerPreflight(head, request: request, origin: origin, method: method, id: id, context: context)
+        case .stub(let crossOrigin, let fallback):
+            origin = crossOrigin
+            otherwise = fallback
+        case .admin, .webSocketUpgrade:
+            // The admin API is off, or the upgrade was not valid: the request is the stubs'.
+            origin = core.configuration.answersCrossOriginRequests ? head.headers.first(name: "origin") : nil
+            otherwise = .report
+        }
+        let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
+        if core.hasAdmin, let address = clientAddress(context) {
+            core.recordClient(address, entry: entry)
+        }
+        if core.logger.logLevel <= .debug {
+            let headers = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+            core.logger.debug(
+                "#\(entry) \(request.method) \(core.loggedTarget(request.url.absoluteString)) headers: \(headers); body: \(request.body?.count ?? 0) bytes"
+            )
+            if case .unmatched(let report) = decision {
+                core.logger.debug("#\(entry) \(report.description)")
+            }
+        }
+        let requirements = HeadRequirements(head, crossOrigin: origin)
+        var record = ResponseRecord(entry: entry, request: head, received: received)
+        let response: ResponseStateMachine
+        // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
+        switch decision {
+        case .stub(let plan):
+            let followUps = plan.stub.followUps
+            if !followUps.isEmpty {
+                record.followUps = ResponseRecord.FollowUps(
+                    calls: followUps, request: plan.request, response: plan.response)
+            }
+            if let stubProxy = plan.proxy {
+                // A proxying stub: forwarded when its head is due (after its delay and the global one).
+                let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
+                return forward(
+                    head, body: body, request: request, via: stubProxy, record: record, requirements: requirements,
+                    recording: nil, mappingID: plan.stub.mappingID, at: receivedAt + TimeAmount(due), id: id,
+                    context: context)
+            }
+            response = .plan(
+                plan, id: id, for: requirements, record: record, receivedAt: receivedAt,
+                shift: core.globalDelay.withLockedValue { $0 })
+        case .unmatched(let report):
+            if otherwise == .forward, let serverWide = core.proxy?.serverWide {
+                // Unmatched, with an upstream: forwarded (and checked, behind a validating proxy).
+                return forward(
+                    head, body: body, request: request, via: serverWide, record: record, requirements: requirements,
+                    recording: nil, at: receivedAt, checks: core.stubber.forwardedChecks(for: request), id: id,
+                    context: context)
+            }
+            if otherwise == .staticFile, let files = core.store.root?.appendingPathComponent("__files"),
+                let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
+            {
+                // As WireMock: a file under __files/ at the request's path.
+                record.outcome = .text("a file of __files/")
+                response = .raw(
+                    status: .ok, contentType: file.contentType, body: ByteBuffer(bytes: file.body), id: id,
+                    for: requirements, record: record, receivedAt: receivedAt)
+            } else if let stopped = report.stoppedMatchers.first {
+                record.outcome = .text("matching stopped at \(stopped.stub)")
+                response = .text(
+                    status: .internalServerError, text: "The request could not be matched: \(stopped.description)\n",
+                    id: id, for: requirements, record: record, receivedAt: receivedAt)
+            } else {
+                record.outcome = .text("unmatched")
+                response = .text(
+                    status: .notFound,
+                    text: "Request was not matched\n=======================\n\n\(report.description)\n",
+                    id: id, for: requirements, record: record, receivedAt: receivedAt)
+            }
+        case .passThrough(let reason):
+            if otherwise == .forward, let serverWide = core.proxy?.serverWide {
+                // Let through, with an upstream: forwarded (and recorded, when a recording let it through).
+                var recording: HTTPRecording?
+                if case .recording(let attached) = reason { recording = attached as? HTTPRecording }
+                return forward(
+                    head, body: body, request: request, via: serverWide, record: record, requirements: requirements,
+                    recording: recording, at: receivedAt, checks: core.stubber.forwardedChecks(for: request), id: id,
+                    context: context)
+            }
+            record.outcome = .text("not stubbed (no upstream)")
+            response = .text(
+                status: .badGateway,
+                text: "The request is not stubbed: \(reason). This server has no upstream to pass it "
+                    + "to: stub the request, remove the ignore rule, or give the server an upstream (--proxy URL).\n",
+                id: id, for: requirements, record: record, receivedAt: receivedAt)
+        }
+        return machine.answer(response, now: receivedAt)
+    }
+}

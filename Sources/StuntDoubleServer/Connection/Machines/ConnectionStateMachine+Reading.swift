@@ -1,0 +1,236 @@
+import NIOCore
+import NIOHTTP1
+
+/// Reading requests: one at a time, pipelined parts waiting their turn, refusals before a body is read.
+extension ConnectionStateMachine {
+    /// The socket may be read: read it, unless requests are waiting their turn (a client that pipelines faster
+    /// than it is answered is held back by TCP, not by the server's memory).
+    mutating func read() -> Action {
+        switch state {
+        case .closed, .closing:
+            return .none
+        case .idle, .receiving, .answering, .responding, .rejecting:
+            if waiting.items.isEmpty { return .read }
+            waiting.readHeld = true
+            return .none
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// A part of a request arrived from the decoder. (The time is read only when it matters: a request without a
+    /// body, answered at once, reads the clock once, for its receipt.)
+    mutating func received(_ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline) -> Action {
+        switch state {
+        case .answering, .responding:
+            waiting.items.append(.part(part))
+            return .none
+        case .closing, .closed:
+            return .none
+        case .idle, .receiving, .rejecting:
+            if !waiting.items.isEmpty || outbound.isWriting {
+                waiting.items.append(.part(part))
+                return .none
+            }
+            return take(part, now: now)
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// What followed the requests before did not parse: answered with `status` and `text` in its turn (after the
+    /// responses to the requests before it), then the connection closes.
+    mutating func parseError(status: HTTPResponseStatus, text: String, now: NIODeadline) -> Action {
+        switch state {
+        case .closing, .closed:
+            return .none
+        case .answering, .responding:
+            waiting.items.append(.malformed(status, text))
+            return .none
+        case .idle, .receiving, .rejecting:
+            if !waiting.items.isEmpty || outbound.isWriting {
+                waiting.items.append(.malformed(status, text))
+                return .none
+            }
+            return refuse(nil, status: status, text: text, closesAtOnce: true, now: now)
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// Takes the parts that waited, until one of them needs the handler (an answer, a refusal, `100 Continue`);
+    /// then reads the socket again if a read was held.
+    mutating func takeWaiting(now: @autoclosure () -> NIODeadline) -> Action {
+        while let item = waiting.items.first, !outbound.isWriting {
+            switch state {
+            case .idle, .receiving, .rejecting:
+                waiting.items.removeFirst()
+                let action: Action
+                switch item {
+                case .part(let part): action = take(part, now: now)
+                case .malformed(let status, let text):
+                    action = refuse(nil, status: status, text: text, closesAtOnce: true, now: now())
+                }
+                if case .none = action { continue }
+                return action
+            case .answering, .responding:
+                return .none
+            case .closing, .closed:
+                waiting.items.removeAll()
+            case .modifying:
+                preconditionFailure("ConnectionStateMachine is being modified")
+            }
+        }
+        guard waiting.items.isEmpty, waiting.readHeld, !outbound.isWriting else { return .none }
+        switch state {
+        case .closing, .closed:
+            return .none
+        default:
+            waiting.readHeld = false
+            return .read
+        }
+    }
+
+    private mutating func take(_ part: HTTPServerRequestPart, now: () -> NIODeadline) -> Action {
+        switch part {
+        case .head(let head):
+            switch state {
+            case .idle: return receive(head, now: now)
+            // A head while a refused request lingers: the connection closes anyway, nothing more is answered.
+            case .rejecting: return .none
+            case .receiving, .answering, .responding, .closing, .closed:
+                preconditionFailure("a request head cannot arrive while \(state)")
+            case .modifying:
+                preconditionFailure("ConnectionStateMachine is being modified")
+            }
+        case .body(var part):
+            guard case .receiving(var receiving) = state else {
+                // A refused request's body: dropped.
+                return .none
+            }
+            state = .modifying
+            receiving.lastActivity = now()
+            let limit = limits.maximumRequestBodySize
+            let received = receiving.body?.readableBytes ?? 0
+            if received + part.readableBytes > limit {
+                return refuse(
+                    receiving.head, status: .payloadTooLarge, text: tooLargeText(declared: nil),
+                    now: receiving.lastActivity)
+            }
+            if receiving.body == nil {
+                receiving.body = part
+            } else {
+                if let declared = receiving.declaredLength, receiving.body!.capacity < declared {
+                    // Once, for the whole declared body: the parts that follow are appended without moving.
+                    receiving.body!.reserveCapacity(declared)
+                }
+                receiving.body!.writeBuffer(&part)
+            }
+            state = .receiving(receiving)
+            return .none
+        case .end:
+            switch state {
+            case .receiving(let receiving):
+                state = .answering(receiving.head)
+                return .respond(
+                    receiving.head, receiving.body ?? ByteBuffer(), declaresBody: receiving.declaresBody,
+                    id: takeResponseID())
+            case .rejecting:
+                state = .closed
+                return .close(.refusedRequestEnded)
+            case .idle, .answering, .responding, .closing, .closed:
+                return .none
+            case .modifying:
+                preconditionFailure("ConnectionStateMachine is being modified")
+            }
+        }
+    }
+
+    private mutating func receive(_ head: HTTPRequestHead, now: () -> NIODeadline) -> Action {
+        let facts = HeadFacts(head)
+        if let (status, text) = problem(with: head, facts) {
+            return refuse(head, status: status, text: text, now: now())
+        }
+        if let declared = facts.contentLength, declared > limits.maximumRequestBodySize {
+            // A client waiting for 100 Continue never sends the body: nothing to read before closing.
+            return refuse(
+                head, status: .payloadTooLarge, text: tooLargeText(declared: declared),
+                closesAtOnce: facts.expectsContinue, now: now())
+        }
+        guard facts.hasBody else {
+            state = .receiving(
+                Receiving(
+                    head: head, declaredLength: facts.contentLength, declaresBody: facts.declaresBody,
+                    lastActivity: outbound.lastProgress))
+            return .none
+        }
+        let time = now()
+        state = .receiving(
+            Receiving(
+                head: head, declaredLength: facts.contentLength, declaresBody: facts.declaresBody,
+                lastActivity: time))
+        if facts.expectsContinue, head.version == .http1_1 {
+            outbound.isWriting = true
+            return .writeContinue
+        }
+        // The body must not stall for longer than its timeout, which may end before the timer now set.
+        return armConnectionTimer(at: time + limits.bodyTimeout)
+    }
+
+    /// Refuses the request being read (or bytes that did not parse, `head` `nil`) with a response of the server's
+    /// own, then closes the connection: at once, or once the rest of the body has been read and dropped (at most
+    /// the linger time), so that the client reads the refusal rather than a reset connection.
+    mutating func refuse(
+        _ head: HTTPRequestHead?, status: HTTPResponseStatus, text: String, closesAtOnce: Bool = false,
+        now: NIODeadline
+    ) -> Action {
+        state = .rejecting(lingerUntil: closesAtOnce ? nil : now + limits.linger)
+        outbound.isWriting = true
+        return .refuse(Refusal(head, status: status, text: text, closesAtOnce: closesAtOnce))
+    }
+
+    /// Why a request head is refused before its body is read (RFC 9112), or `nil`.
+    private func problem(with head: HTTPRequestHead, _ facts: HeadFacts) -> (HTTPResponseStatus, String)? {
+        let limit = limits.maximumHeaderSize
+        if facts.size > limit {
+            return (
+                .requestHeaderFieldsTooLarge,
+                "The request's head (\(facts.size) bytes, \(head.headers.count) header fields) is larger than this "
+                    + "server accepts (\(limit) bytes). Send fewer or shorter headers, or raise maximumHeaderSize.\n"
+            )
+        }
+        if head.method == .CONNECT {
+            return (
+                .notImplemented,
+                "CONNECT is not supported: this is a stub server, not a tunnelling proxy. Send requests to it "
+                    + "directly (origin-form, such as GET /path), or use --proxy URL to forward to an upstream.\n"
+            )
+        }
+        if head.version.major == 1, head.version.minor >= 1 {
+            if facts.hostCount == 0 {
+                return (.badRequest, "An HTTP/1.1 request must have a Host header (RFC 9112, section 3.2).\n")
+            }
+            if facts.hostCount > 1 {
+                return (
+                    .badRequest, "The request has \(facts.hostCount) Host headers; send one (RFC 9112, section 3.2).\n"
+                )
+            }
+        }
+        if let unknown = facts.unknownTransferCoding {
+            let shown = String(unknown.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) }.prefix(40))
+            return (
+                .notImplemented,
+                "The transfer coding \"\(shown)\" is not supported; send the body with Content-Length, or with "
+                    + "Transfer-Encoding: chunked alone (RFC 9112, section 6.1).\n"
+            )
+        }
+        return nil
+    }
+
+    private func tooLargeText(declared: Int?) -> String {
+        let limit = limits.maximumRequestBodySize
+        let size = declared.map { "\($0) bytes" } ?? "more than \(limit) bytes"
+        return "The request body (\(size)) is larger than this server accepts (\(limit) bytes). Send a smaller "
+            + "body, or raise HTTPStubServer.Configuration.maximumRequestBodySize (--max-body-size).\n"
+    }
+}

@@ -1,0 +1,187 @@
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// Writing responses: each step of the response in progress when it is due, in writes of bounded size, only while
+/// the channel takes more; an upstream's answer no faster than the client takes it.
+extension ConnectionStateMachine {
+    /// The handler's answer to the request of the last `.respond`.
+    mutating func answer(_ response: ResponseStateMachine, now: NIODeadline) -> Action {
+        switch state {
+        case .answering:
+            state = .responding(response)
+            outbound.lastProgress = now
+            return advance(now: { now })
+        case .closed:
+            // The connection closed while the answer was worked out (an admin call's, off the event loop).
+            return .none
+        case .idle, .receiving, .responding, .rejecting, .closing:
+            preconditionFailure("an answer cannot come while \(state)")
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// The handler has performed the last `.write`, `.writeContinue` or `.refuse`; `writable` is the channel's
+    /// writability now.
+    mutating func wrote(writable: Bool, now: @autoclosure () -> NIODeadline) -> Action {
+        outbound.isWriting = false
+        if writable && !outbound.isWritable { outbound.lastProgress = now() }
+        outbound.isWritable = writable
+        switch state {
+        case .responding:
+            return advance(now: now)
+        case .idle, .receiving:
+            let action = takeWaiting(now: now())
+            guard case .none = action, outbound.unsent > 0 else { return action }
+            // A response handed over waits for the client: the connection's timer watches it take it.
+            return armConnectionTimer(at: now() + limits.probeInterval)
+        case .closing:
+            return outbound.unsent > 0 ? armConnectionTimer(at: now() + limits.probeInterval) : .none
+        case .rejecting(let lingerUntil):
+            guard let lingerUntil else { return .none }
+            let action = armConnectionTimer(at: lingerUntil)
+            if case .none = action { return takeWaiting(now: now()) }
+            return action
+        case .answering, .closed:
+            return .none
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// The channel's writability changed.
+    mutating func writabilityChanged(_ writable: Bool, now: NIODeadline) -> Action {
+        outbound.isWritable = writable
+        guard writable else { return .none }
+        outbound.lastProgress = now
+        // While a write is being performed, its `wrote` goes on from here.
+        guard !outbound.isWriting, outbound.isWaitingForWritability else { return .none }
+        outbound.isWaitingForWritability = false
+        return advance(now: { now })
+    }
+
+    /// The last parts of a response have gone out (`error` is `nil`), or could not.
+    mutating func responseSent(_ record: ResponseRecord, error: (any Error)?, now: NIODeadline) -> Action {
+        outbound.unsent -= 1
+        outbound.lastProgress = now
+        if let error {
+            // The connection is broken: closing it ends whatever follows (`channelInactive`).
+            return .finish(record, error: error, thenClose: true)
+        }
+        switch state {
+        case .closing where outbound.unsent == 0:
+            // The last response has gone (a response before it may be sent after the last is handed over: then
+            // the connection waits for the last).
+            state = .closed
+            return .finish(record, error: nil, thenClose: true)
+        case .idle
+        where isQuiescing && waiting.items.isEmpty && !outbound.isWriting && outbound.unsent == 0:
+            state = .closed
+            return .finish(record, error: nil, thenClose: true)
+        case .idle:
+            // Idle from now, not from when the last bytes were handed over.
+            state = .idle(since: now)
+            return .finish(record, error: nil, thenClose: false)
+        case .receiving, .answering, .responding, .rejecting, .closing, .closed:
+            return .finish(record, error: nil, thenClose: false)
+        case .modifying:
+            preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// The response's timer fired: write what is due.
+    mutating func responseTimerFired(now: NIODeadline) -> Action {
+        timers.response = nil
+        guard case .responding = state else { return .none }
+        return advance(now: { now })
+    }
+
+    // MARK: - Proxied responses
+
+    /// A part of an upstream's answer arrived for the response numbered `id`; `failureText` is the answer to give
+    /// instead when the upstream failed before the head went out.
+    mutating func upstream(_ event: UpstreamEvent, for id: Int, failureText: String, now: NIODeadline) -> Action {
+        guard case .responding(var response) = state, response.id == id else {
+            // Nobody reads the rest: let the upstream's body drain rather than wait.
+            return .abandonUpstream
+        }
+        state = .modifying
+        let outcome = response.upstream(event, failureText: failureText, receivedAt: now)
+        state = .responding(response)
+        switch outcome {
+        case .abandoned:
+            return .abandonUpstream
+        case .cut(let record):
+            // The client has part of the answer: it sees the connection end early, as the upstream's did.
+            state = .closed
+            return .finish(record, error: event.error, thenClose: true)
+        case .queued(let backlog, let flow):
+            if backlog > limits.upstreamBacklog, outbound.isWriting || !outbound.isWritable {
+                return .holdUpstream(flow)
+            }
+        case .taken:
+            break
+        }
+        return outbound.isWriting ? .none : advance(now: { now })
+    }
+
+    // MARK: - Writing
+
+    /// Writes whatever of the response is due and fits in a write; then waits for the next step's time, for the
+    /// channel to take more, or for the upstream.
+    mutating func advance(now: () -> NIODeadline) -> Action {
+        guard case .responding(var response) = state, !outbound.isWriting else { return .none }
+        guard outbound.isWritable else {
+            outbound.isWaitingForWritability = true
+            // A client that takes nothing for the send timeout is given up on: the connection's timer looks.
+            return armConnectionTimer(at: now() + limits.probeInterval)
+        }
+        state = .modifying
+        var writes = ResponseWrites()
+        let progress = response.produce(into: &writes, limits: limits, now: now)
+        switch progress {
+        case .wait(let deadline):
+            state = .responding(response)
+            return armResponseTimer(at: deadline)
+        case .write:
+            state = .responding(response)
+            return write(writes)
+        case .awaitUpstream(let flow):
+            state = .responding(response)
+            return flow.map { .openUpstream($0) } ?? .none
+        case .forward:
+            state = .responding(response)
+            return .startUpstream
+        case .heldOpen:
+            // The response's timer is not set again: the connection's end (the client leaving, the server
+            // stopping) ends the stream.
+            state = .responding(response)
+            return .none
+        case .fail(let failure, let record):
+            state = .closed
+            timers = Timers()
+            return .fail(failure, record)
+        case .ended(let keepAlive):
+            outbound.unsent += 1
+            timers.response = nil
+            // Idle once the response has been sent (`responseSent`): the idle timer leaves a connection alone while
+            // it has unsent responses.
+            state = keepAlive && !isQuiescing ? .idle(since: outbound.lastProgress) : .closing
+            return write(writes)
+        }
+    }
+
+    private mutating func write(_ writes: ResponseWrites) -> Action {
+        outbound.isWriting = true
+        return .write(writes)
+    }
+}
+
+extension UpstreamEvent {
+    /// The upstream's error, when it failed.
+    var error: (any Error)? {
+        if case .failed(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StuntDouble
+
+/// The responses a handler prepares: a stub's plan, the server's own answers (text, an admin call's bytes, a
+/// preflight's empty `204`), and a proxied request's answer to come.
+extension ResponseStateMachine {
+    /// A stub's plan, every step moved by `shift` (the admin API's global `fixedDelay`).
+    static func plan(
+        _ plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements, record: ResponseRecord,
+        receivedAt: NIODeadline, shift: Duration = .zero
+    ) -> ResponseStateMachine {
+        var record = record
+        record.outcome = .stub(plan.stub, note: nil)
+        switch plan.action {
+        case .fail(let error):
+            let steps = ResponseSteps(plan, at: shift)
+            let failure: ResponseFailure
+            if let fault = plan.fault {
+                failure = .fault(fault, error)
+                record.outcome = .stub(plan.stub, note: ": fault \(fault)")
+            } else {
+                failure = .error(error)
+                record.outcome = .stub(
+                    plan.stub, note: ": error \(error), so the connection closes without a response")
+            }
+            let due = steps.isImmediate ? nil : receivedAt + TimeAmount(steps.next?.time ?? .zero)
+            return ResponseStateMachine(id: id, state: .failing(Failing(due: due, failure: failure, record: record)))
+        case .respond(let response):
+            var problem = response.wireProblem
+            if problem == nil, requirements.version.major >= 2, response.statusCode.rawValue < 200 {
+                problem = "HTTP/2 has no status \(response.statusCode.rawValue) as an answer (RFC 9113, section 8.1)"
+            }
+            if let problem {
+                record.outcome = .text("\(plan.stub) (invalid response)")
+                return text(
+                    status: .internalServerError,
+                    text: "The response of \(plan.stub) cannot be sent: \(problem). Fix the stub.\n", id: id,
+                    for: requirements, record: record, receivedAt: receivedAt)
+            }
+            let wire =
+                plan.derived(StubWireResponse.self)
+                ?? {
+                    let made = StubWireResponse(response, stub: plan.stub)
+                    plan.storeDerived(made)
+                    return made
+                }()
+            let (head, keepAlive) =
+                requirements.takesUsualHead && !wire.closes
+                ? wire.usual : requirements.head(status: wire.status, headers: wire.headers, closes: wire.closes)
+            record.statusCode = Int(wire.status.code)
+            let sendsBody = requirements.sendsBody(head)
+            return ResponseStateMachine(
+                id: id,
+                state: .playing(
+                    Playing(
+                        head: head, keepAlive: keepAlive, chunked: sendsBody && head.framing == .chunked,
+                        body: wire.body, steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt,
+                        record: record)))
+        }
+    }
+
+    /// A plain-text response of the server's own, due now.
+    static func text(
+        status: HTTPResponseStatus, text: String, headers extra: [(String, String)] = [], id: Int = 0,
+        for requirements: HeadRequirements, record: ResponseRecord, receivedAt: NIODeadline
+    ) -> ResponseStateMachine {
+        raw(
+            status: status, contentType: "text/plain; charset=utf-8", body: ByteBuffer(string: text), headers: extra,
+            id: id, for: requirements, record: record, receivedAt: receivedAt)
+    }
+
+    /// A response of the server's own (an admin API answer, a file of `__files/`), due now.
+    static func raw(
+        status: HTTPResponseStatus, contentType: String, body: ByteBuffer, headers extra: [(String, String)] = [],
+        id: Int, for requirements: HeadRequirements, record: ResponseRecord, receivedAt: NIODeadline
+    ) -> ResponseStateMachine {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        let (head, keepAlive) = requirements.head(
+            status: status, headers: headers, closes: ResponseHead.saysClose(headers))
+        let sendsBody = requirements.sendsBody(head)
+        let chunks = sendsBody ? [HTTPResponsePlan.Chunk(range: 0..<body.readableBytes, deadline: .zero)] : []
+        return known(
+            head, keepAlive: keepAlive, chunked: sendsBody && head.framing == .chunked, body: body, chunks: chunks,
+            id: id, record: record, at: receivedAt)
+    }
+
+    /// An answer of the server's own with no body (a CORS preflight's `204`), due now.
+    static func empty(
+        status: HTTPResponseStatus, headers extra: [(String, String)], id: Int, for requirements: HeadRequirements,
+        record: ResponseRecord, receivedAt: NIODeadline
+    ) -> ResponseStateMachine {
+        var headers = NIOHTTP1.HTTPHeaders()
+        for (name, value) in extra { headers.add(name: name, value: HeaderText.value(value)) }
+        let (head, keepAlive) = requirements.head(status: status, headers: headers, closes: false)
+        return known(
+            head, keepAlive: keepAlive, chunked: false, body: ByteBuffer(), chunks: [], id: id, record: record,
+            at: receivedAt)
+    }
+
+    private static func known(
+        _ head: ResponseHead, keepAlive: Bool, chunked: Bool, body: ByteBuffer, chunks: [HTTPResponsePlan.Chunk],
+        id: Int, record: ResponseRecord, at receivedAt: NIODeadline
+    ) -> ResponseStateMachine {
+        var record = record
+        record.statusCode = Int(head.status.code)
+        return ResponseStateMachine(
+            id: id,
+            state: .playing(
+                Playing(
+                    head: head, keepAlive: keepAlive, chunked: chunked, body: body,
+                    steps: ResponseSteps(atOnce: chunks),
+                    receivedAt: receivedAt, record: record)))
+    }
+
+    /// An answer an upstream will send, once the request is forwarded at `start` (a proxying stub's delay; the
+    /// request's receipt to forward at once).
+    static func forwarding(
+        at start: NIODeadline, flow: UpstreamFlow, id: Int, for requirements: HeadRequirements, record: ResponseRecord
+    ) -> ResponseStateMachine {
+        var record = record
+        record.flow = flow
+        return ResponseStateMachine(
+            id: id, state: .forwarding(start: start, Relaying(requirements: requirements, flow: flow, record: record)))
+    }
+}
+
+/// A stub's response as the wire needs it, made once per stub and response object and kept with the response
+/// (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same bytes.
+final class StubWireResponse: Sendable {
+    let status: HTTPResponseStatus
+    /// The response's fields, and `Matched-Stub-Id` and `-Name` for a mapping.
+    let headers: NIOHTTP1.HTTPHeaders
+    /// Whether the fields say `Connection: close`.
+    let closes: Bool
+    /// The body, shared by every response that plays it.
+    let body: ByteBuffer
+    /// The head for the usual request (HTTP/1.1, kept alive, no CORS), encoded once.
+    let usual: (head: ResponseHead, keepAlive: Bool)
+
+    init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
+        var headers = NIOHTTP1.HTTPHeaders()
+        for field in response.headers {
+            headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if let id = stub.mappingIDText {
+            headers.add(name: "Matched-Stub-Id", value: id)
+            if let name = stub.name { headers.add(name: "Matched-Stub-Name", value: HeaderText.value(name)) }
+        }
+        let status =
+            response.reasonPhrase.map {
+                .custom(code: UInt(response.statusCode.rawValue), reasonPhrase: $0)
+            } ?? HTTPResponseStatus(statusCode: response.statusCode.rawValue)
+        self.status = status
+        self.headers = headers
+        closes = ResponseHead.saysClose(headers)
+        body = ByteBuffer(bytes: response.body)
+        let usualRequest = HeadRequirements(
+            version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
+        usual = usualRequest.head(status: status, headers: headers, closes: false)
+    }
+}
