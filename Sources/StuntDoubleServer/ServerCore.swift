@@ -141,20 +141,14 @@ final class ServerCore: Sendable {
             })
     }
 
-    /// An HTTP/1.1 connection's pipeline (after TLS, on the HTTPS listener).
+    /// An HTTP/1.1 connection's pipeline (after TLS, on the HTTPS listener): one handler, which reads requests from
+    /// the bytes itself (`HTTP1RequestParser`), answers pipelined requests in turn, and writes responses as bytes
+    /// (`HTTP1ResponseEncoder`). A stub's response is checked once, when it is prepared
+    /// (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
+    /// server's own headers escape what they quote (`HeaderText`).
     private func configureHTTP1(_ channel: any Channel, isSecure: Bool, tracked: Bool = false) throws {
-        var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderListSize = configuration.maximumHeaderSize
-        limits.maxHeaderFieldSize = configuration.maximumHeaderSize
-        let operations = channel.pipeline.syncOperations
-        // SwiftNIO parses requests; the handler writes responses as bytes itself (`HTTP1ResponseEncoder`) and answers
-        // pipelined requests in turn. A stub's response is checked once, when it is prepared
-        // (`HTTPResponsePlan.Response.wireProblem`, a 500 naming the stub instead of a closed connection), and the
-        // server's own headers escape what they quote (`HeaderText`).
-        // Bytes after a WebSocket upgrade's request (a client's first frames) go on to the frame decoder.
-        try operations.addHandler(
-            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, limitConfiguration: limits)))
-        try operations.addHandler(StubRequestHandler(core: self, isSecure: isSecure))
+        try channel.pipeline.syncOperations.addHandler(
+            StubRequestHandler(core: self, isSecure: isSecure))
         if !tracked { connections.add(channel) }
     }
 

@@ -87,7 +87,7 @@ extension StubRequestHandler {
         let now = context.eventLoop.now
         let answer = ResponseStateMachine.empty(
             status: .noContent, headers: headers, id: id, for: HeadRequirements(head),
-            record: ResponseRecord(entry: nil, request: head, received: .now, outcome: .text("CORS preflight")),
+            record: ResponseRecord(entry: nil, request: head, received: now, outcome: .text("CORS preflight")),
             receivedAt: now)
         return machine.answer(answer, now: now)
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
@@ -21,42 +22,49 @@ enum WebSocketUpgrade {
             && head.headers.first(name: "sec-websocket-version") == "13"
     }
 
-    /// Answers `101`, then replaces the HTTP handlers with WebSocket frames and a ``WebSocketChannelHandler``.
-    /// Returns `false`, doing nothing, for a request that is not a valid upgrade (it is answered as HTTP).
-    static func upgrade(
-        _ head: HTTPRequestHead, core: ServerCore, isSecure: Bool, context: ChannelHandlerContext
-    ) -> Bool {
-        // Only an HTTP/1.1 connection upgrades (an HTTP/2 stream has no HTTP/1 decoder to replace).
-        let operations = context.pipeline.syncOperations
-        guard let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
-            let key = head.headers.first(name: "sec-websocket-key"),
+    /// An upgrade the server takes: the request stubs see (`ws://`, `wss://`), the accept key, and the stubber.
+    struct Accepted {
+        let request: HTTPIncomingRequest
+        let accept: String
+        let stubber: HTTPStubber
+        let logger: Logger
+    }
+
+    /// The upgrade a valid request asks for, or `nil` for one that is not valid (it is answered as HTTP).
+    static func accept(_ head: HTTPRequestHead, core: ServerCore, isSecure: Bool) -> Accepted? {
+        guard let key = head.headers.first(name: "sec-websocket-key"),
             let request = try? IncomingRequestBuilder.make(
                 head, body: ByteBuffer(), declaresBody: false,
                 authority: (isSecure ? core.httpsAuthority : core.authority).withLockedValue { $0 },
                 scheme: isSecure ? "wss" : "ws")
-        else { return false }
+        else { return nil }
         let digest = Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
-        let accept = Data(digest).base64EncodedString()
+        return Accepted(
+            request: request, accept: Data(digest).base64EncodedString(), stubber: core.stubber, logger: core.logger)
+    }
+
+    /// Answers `101`, then replaces the HTTP handler (`context`'s) with WebSocket frames and a
+    /// ``WebSocketChannelHandler``; `leftover`, the bytes the client sent after its request (its first frames), go
+    /// to the frame decoder. Only an HTTP/1.1 connection upgrades (an HTTP/2 stream has no bytes of its own).
+    static func upgrade(_ accepted: Accepted, leftover: ByteBuffer, context: ChannelHandlerContext) {
         let response =
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+            + "Sec-WebSocket-Accept: \(accepted.accept)\r\n\r\n"
         context.writeAndFlush(NIOAny(ByteBuffer(string: response)), promise: nil)
+        let operations = context.pipeline.syncOperations
         do {
             try operations.addHandlers(
                 [
                     ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maximumFrameSize)),
                     WebSocketFrameEncoder(),
-                    WebSocketChannelHandler(stubber: core.stubber, request: request),
+                    WebSocketChannelHandler(stubber: accepted.stubber, request: accepted.request),
                 ], position: .after(context.handler))
-            // This handler first: the bytes the HTTP decoder still holds (a client's first frames) then go to the
-            // frame decoder.
+            if leftover.readableBytes > 0 { context.fireChannelRead(NIOAny(leftover)) }
             operations.removeHandler(context: context, promise: nil)
-            operations.removeHandler(decoder, promise: nil)
         } catch {
-            core.logger.debug("WebSocket upgrade failed: \(error)")
+            accepted.logger.debug("WebSocket upgrade failed: \(error)")
             context.close(promise: nil)
         }
-        return true
     }
 }
 

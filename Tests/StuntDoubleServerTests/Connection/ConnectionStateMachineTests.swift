@@ -72,11 +72,11 @@ import Testing
         let (head, _, id) = harness.owed[0]
         var machine = harness.machine
         var action = machine.answer(harness.text(head, body, id: id), now: harness.now)
-        guard case .write(let writes) = action else {
+        guard case .write = action else {
             Issue.record("expected a write, got \(action)")
             return
         }
-        #expect(writes.byteCount <= machine.limits.batchSize + 1024)
+        #expect(machine.writes.byteCount <= machine.limits.batchSize + 1024)
         // During the write: unwritable, writable, unwritable, writable ... each noted, none acted on.
         for writable in [false, true, false, true, false] {
             #expect(isNone(machine.writabilityChanged(writable, now: harness.now)))
@@ -113,13 +113,14 @@ import Testing
         }
         let response = ResponseStateMachine.raw(
             status: .ok, contentType: "x", body: ByteBuffer(bytes: patternBytes(1 << 20)), id: id,
-            for: HeadRequirements(head), record: ResponseRecord(entry: 0, request: head, received: .now),
+            for: HeadRequirements(head), record: ResponseRecord(entry: 0, request: head, received: .now()),
             receivedAt: .now())
         var action = machine.answer(response, now: .now())
         var batches = 0
         var total = 0
         var headBytes = 0
-        while case .write(let writes) = action {
+        while case .write = action {
+            let writes = machine.writes
             batches += 1
             total += writes.pieces.map(\.readableBytes).reduce(0, +)
             headBytes += writes.head?.encoded?.readableBytes ?? 0

@@ -108,7 +108,7 @@ import Testing
         let plan = try #require(stubber.decide(incoming, via: .server).decision.plan)
         var response = ResponseStateMachine.plan(
             plan, id: 0, for: HeadRequirements(request),
-            record: ResponseRecord(entry: 0, request: request, received: .now), receivedAt: .now())
+            record: ResponseRecord(entry: 0, request: request, received: .now()), receivedAt: .now())
         var bytes = ByteBuffer()
         while true {
             var writes = ResponseWrites()

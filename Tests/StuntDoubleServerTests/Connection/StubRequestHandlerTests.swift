@@ -7,7 +7,7 @@ import Testing
 
 @testable import StuntDoubleServer
 
-/// The real handler (behind NIO's request decoder) on an `EmbeddedChannel`: bytes in, bytes out, time moved by
+/// The real handler (which reads requests from the bytes itself) on an `EmbeddedChannel`: bytes in, bytes out, time moved by
 /// hand. A `SocketModel` ahead of it turns the channel unwritable past 64 KiB of unsent bytes and writable
 /// again when a flush sends them, reporting each change in the middle of the write or flush, as NIO's socket
 /// channels do: the order of events that cut every plain-HTTP body at 131,072 bytes.
@@ -73,7 +73,6 @@ import Testing
             channel = EmbeddedChannel()
             socket = SocketModel()
             try channel.pipeline.syncOperations.addHandler(socket)
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder()))
             try channel.pipeline.syncOperations.addHandler(StubRequestHandler(core: core))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         }

@@ -185,11 +185,11 @@ final class MachineHarness {
             case .read:
                 reads += 1
                 return
-            case .write(let writes):
+            case .write:
                 var buffers: [ByteBuffer] = []
-                HTTP1ResponseEncoder.encode(writes) { buffers.append($0) }
+                HTTP1ResponseEncoder.encode(machine.writes) { buffers.append($0) }
                 for buffer in buffers { write(buffer, ends: nil) }
-                if let ended = writes.ends { write(ByteBuffer(), ends: ended) }
+                if let ended = machine.writes.ends { write(ByteBuffer(), ends: ended) }
                 pushToKernel(reentrant: true)
                 action = machine.wrote(writable: isWritable, now: now)
             case .writeContinue:
@@ -323,7 +323,7 @@ extension MachineHarness {
 
     /// A record of a journaled response to `head`.
     func record(_ head: HTTPRequestHead) -> ResponseRecord {
-        ResponseRecord(entry: 0, request: head, received: .now)
+        ResponseRecord(entry: 0, request: head, received: .now())
     }
 
     /// A response of a body due at once, with `Content-Length`.
@@ -338,7 +338,7 @@ extension MachineHarness {
         let request = try! IncomingRequestBuilder.make(
             head, body: body, declaresBody: body.readableBytes > 0, authority: "test")
         let (decision, entry) = stubber.decide(request, via: .server, received: .now)
-        let record = ResponseRecord(entry: entry, request: head, received: .now)
+        let record = ResponseRecord(entry: entry, request: head, received: .now())
         guard let plan = decision.plan else {
             return .text(
                 status: .notFound, text: "unmatched\n", id: id, for: HeadRequirements(head), record: record,

@@ -78,14 +78,17 @@ final class PacedConnection: Sendable {
     ///   - tls: TLS to speak (ALPN `http/1.1`), or `nil` for plain HTTP.
     ///   - pace: How fast the client reads.
     ///   - keepsBodies: Whether responses keep their whole bodies (by default, their first 64 KiB).
+    ///   - group: The event loops the client reads on; the shared ones by default (a test whose timing matters gives
+    ///     its client loops of its own, which other tests' work on the shared ones cannot hold up).
     /// - Returns: The connection.
     /// - Throws: When it cannot connect.
-    static func connect(port: Int, tls: NIOSSLContext?, pace: ReadPace, keepsBodies: Bool = false) async throws
-        -> PacedConnection
-    {
+    static func connect(
+        port: Int, tls: NIOSSLContext?, pace: ReadPace, keepsBodies: Bool = false,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> PacedConnection {
         let reader = Reader(pace: pace)
         if keepsBodies { reader.state.keptBodyBytes = .max }
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(120))  // a bound for a loaded machine, not a claim
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)

@@ -29,7 +29,7 @@ extension StubRequestHandler {
             body: Data(body.readableBytesView))
         let answered = context.eventLoop.makePromise(of: AdminResponse.self)
         answered.completeWithTask { await admin.handle(request) }
-        let received = ContinuousClock.now
+        let received = context.eventLoop.now
         answered.futureResult.assumeIsolated().whenSuccess { [self] response in
             let now = context.eventLoop.now
             let answer = ResponseStateMachine.raw(

@@ -18,10 +18,12 @@ extension StubRequestHandler {
             respondAdmin(admin, head: head, body: body, id: id, context: context)
             return .none
         }
-        if case .webSocketUpgrade = route,
-            WebSocketUpgrade.upgrade(head, core: core, isSecure: isSecure, context: context)
+        if case .webSocketUpgrade = route, let accepted = WebSocketUpgrade.accept(head, core: core, isSecure: isSecure)
         {
-            // The connection is a WebSocket channel now: this handler and the HTTP decoder have left the pipeline.
+            // The connection becomes a WebSocket channel: this handler leaves the pipeline, and the bytes after the
+            // request (a client's first frames) go to the frame decoder.
+            isUpgraded = true
+            WebSocketUpgrade.upgrade(accepted, leftover: parser.handOver(), context: context)
             return machine.upgraded()
         }
         let receivedAt = context.eventLoop.now
@@ -42,7 +44,7 @@ extension StubRequestHandler {
             core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → 400 \(error)")
             let response = ResponseStateMachine.text(
                 status: .badRequest, text: text, headers: [("Connection", "close")], id: id,
-                for: HeadRequirements(head), record: ResponseRecord(entry: nil, request: head, received: received),
+                for: HeadRequirements(head), record: ResponseRecord(entry: nil, request: head, received: receivedAt),
                 receivedAt: receivedAt)
             return machine.answer(response, now: receivedAt)
         }
@@ -73,7 +75,7 @@ extension StubRequestHandler {
             }
         }
         let requirements = HeadRequirements(head, crossOrigin: origin)
-        var record = ResponseRecord(entry: entry, request: head, received: received)
+        var record = ResponseRecord(entry: entry, request: head, received: receivedAt)
         let response: ResponseStateMachine
         // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
         switch decision {

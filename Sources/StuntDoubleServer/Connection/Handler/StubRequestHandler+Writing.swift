@@ -8,7 +8,7 @@ import StuntDoubleWireMock
 extension StubRequestHandler {
     /// Writes a write of the machine's and flushes; the write that ends a response carries the promise that tells
     /// the machine when the response has gone out.
-    func perform(_ writes: ResponseWrites, context: ChannelHandlerContext) {
+    func perform(_ writes: borrowing ResponseWrites, context: ChannelHandlerContext) {
         var promise: EventLoopPromise<Void>?
         if let ended = writes.ends {
             let sent = context.eventLoop.makePromise(of: Void.self)
@@ -43,7 +43,7 @@ extension StubRequestHandler {
                 followUps.calls, after: followUps.request, answered: followUps.response, entry: entry,
                 client: core.proxy?.client)
         }
-        let duration = ContinuousClock.now - record.received
+        let duration = Duration.nanoseconds((NIODeadline.now() - record.received).nanoseconds)
         // What a loaded document (an OpenAPI contract) found wrong with the stub's response, read with the
         // completion (no second look at the journal).
         let annotations = core.stubber.complete(

@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTP1
 import StuntDouble
 
-/// One connection's requests (or one HTTP/2 stream's): it hands every event to the connection's
+/// One connection's requests (or one HTTP/2 stream's): it reads them (an HTTP/1.1 connection's bytes with
+/// `HTTP1RequestParser`, an HTTP/2 stream's parts as SwiftNIO's codec hands them), hands every event to the connection's
 /// `ConnectionStateMachine` and performs the actions the machine returns. What to do, and when, is the machine's;
 /// reading the socket, writing what the machine hands over (through the connection's `ResponseWriter`: HTTP/1.1
 /// bytes, or an HTTP/2 stream's parts), setting timers and working out answers are this handler's.
@@ -18,7 +19,8 @@ import StuntDouble
 /// to pipelined requests must leave in the order the requests came, so one handler keeps that order for all
 /// three kinds of answer.
 final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
+    /// An HTTP/1.1 connection's bytes (an HTTP/2 stream's parts are taken out by `streamParts`).
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -29,11 +31,12 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let writer: ResponseWriter
     /// Where requests go.
     let router: RequestRouter
-    /// The connection's state machine, kept out of line: a stored property of a class would be checked for
-    /// exclusive access at run time on every event (about 100 instructions each, 7 events a request).
+    /// The connection's state machine, kept out of line and addressed in place: a stored property of a class would
+    /// be checked for exclusive access at run time on every event (about 100 instructions each, 7 events a
+    /// request), and reading one of its properties through a `_read` accessor copied the whole machine.
     var machine: ConnectionStateMachine {
-        _read { yield machineStorage.pointee }
-        _modify { yield &machineStorage.pointee }
+        unsafeAddress { UnsafePointer(machineStorage) }
+        unsafeMutableAddress { machineStorage }
     }
     private let machineStorage: UnsafeMutablePointer<ConnectionStateMachine>
     private var responseTimer: Scheduled<Void>?
@@ -44,11 +47,27 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var started = false
     /// The client's address, once asked for (it is the same for every request of the connection).
     private var address: String??
+    /// Reads an HTTP/1.1 connection's requests from its bytes (out of line and addressed in place, as the machine
+    /// is).
+    var parser: HTTP1RequestParser {
+        unsafeAddress { UnsafePointer(parserStorage) }
+        unsafeMutableAddress { parserStorage }
+    }
+    private let parserStorage: UnsafeMutablePointer<HTTP1RequestParser>
+    /// Takes an HTTP/2 stream's parts out of the pipeline's values, on a stream.
+    private let streamParts: StreamPartUnwrapper?
+    /// Whether the connection changed protocols (a WebSocket upgrade): nothing more is read here.
+    var isUpgraded = false
 
+    /// A handler for an HTTP/1.1 connection (`writer` `.http1`, whose bytes it reads), or an HTTP/2 stream
+    /// (`.http2`, behind SwiftNIO's stream codec).
     init(core: ServerCore, isSecure: Bool = false, writer: ResponseWriter = .http1) {
         self.core = core
         self.isSecure = isSecure
         self.writer = writer
+        streamParts = writer == .http2 ? StreamPartUnwrapper() : nil
+        parserStorage = .allocate(capacity: 1)
+        parserStorage.initialize(to: HTTP1RequestParser(maximumHeadSize: core.configuration.maximumHeaderSize))
         router = RequestRouter(
             hasAdmin: core.hasAdmin, answersCrossOrigin: core.configuration.answersCrossOriginRequests,
             hasUpstream: core.configuration.upstream != nil,
@@ -60,6 +79,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     deinit {
         machineStorage.deinitialize(count: 1)
         machineStorage.deallocate()
+        parserStorage.deinitialize(count: 1)
+        parserStorage.deallocate()
     }
 
     /// The client's IP address, for the admin API's journal.
@@ -112,7 +133,26 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        run(machine.received(unwrapInboundIn(data), now: context.eventLoop.now), context: context)
+        if let streamParts {
+            return handle(RequestEvent(streamParts.unwrapInboundIn(data)), context: context)
+        }
+        parser.feed(unwrapInboundIn(data))
+        // One event at a time: a request that changes the connection's protocol leaves the bytes after it unread.
+        while !isUpgraded, let event = parser.next() {
+            handle(event, context: context)
+        }
+    }
+
+    /// Hands a part of a request to the machine.
+    private func handle(_ event: RequestEvent, context: ChannelHandlerContext) {
+        switch event {
+        case .head(let head): run(machine.received(.head(head), now: context.eventLoop.now), context: context)
+        case .body(let part): run(machine.received(.body(part), now: context.eventLoop.now), context: context)
+        case .end: run(machine.received(.end(nil), now: context.eventLoop.now), context: context)
+        case .malformed(let status, let text):
+            core.logger.info("malformed request → \(status.code): \(text.dropLast())")
+            run(machine.parseError(status: status, text: text, now: context.eventLoop.now), context: context)
+        }
     }
 
     /// Reads the socket when the machine lets it (not while requests wait their turn).
@@ -120,26 +160,11 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         run(machine.read(), context: context)
     }
 
-    /// A request that does not parse gets `431` when its head is too large, `400` otherwise, with a line
-    /// saying what was wrong, after the answers to the requests before it; then its connection closes. Other
-    /// connections never notice.
+    /// An error in the pipeline (TLS, an HTTP/2 stream's codec) ends the connection; other connections never
+    /// notice. (A request that does not parse is an event of the reader's: refused in its turn.)
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let parserError = error as? HTTPParserError else {
-            core.logger.debug("connection error: \(error)")
-            close(context: context)
-            return
-        }
-        let status: HTTPResponseStatus
-        let text: String
-        if case .headerOverflow = parserError {
-            status = .requestHeaderFieldsTooLarge
-            text = "The request's header fields are too large for this server. Send fewer or shorter headers.\n"
-        } else {
-            status = .badRequest
-            text = "The request is not valid HTTP/1.1 (\(parserError)).\n"
-        }
-        core.logger.info("malformed request → \(status.code): \(parserError)")
-        run(machine.parseError(status: status, text: text, now: context.eventLoop.now), context: context)
+        core.logger.debug("connection error: \(error)")
+        close(context: context)
     }
 
     // MARK: - Performing the machine's actions
@@ -154,8 +179,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .read:
                 context.read()
                 return
-            case .write(let writes):
-                perform(writes, context: context)
+            case .write:
+                perform(machine.writes, context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
             case .writeContinue:
                 writer.writeContinue(context: context)

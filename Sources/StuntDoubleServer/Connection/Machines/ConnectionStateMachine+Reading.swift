@@ -6,7 +6,7 @@ extension ConnectionStateMachine {
     /// The socket may be read: read it, unless requests are waiting their turn (a client that pipelines faster
     /// than it is answered is held back by TCP, not by the server's memory).
     mutating func read() -> Action {
-        switch state {
+        switch state.kind {
         case .closed, .closing:
             return .none
         case .idle, .receiving, .answering, .responding, .rejecting:
@@ -21,7 +21,7 @@ extension ConnectionStateMachine {
     /// A part of a request arrived from the decoder. (The time is read only when it matters: a request without a
     /// body, answered at once, reads the clock once, for its receipt.)
     mutating func received(_ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline) -> Action {
-        switch state {
+        switch state.kind {
         case .answering, .responding:
             waiting.items.append(.part(part))
             return .none
@@ -41,7 +41,7 @@ extension ConnectionStateMachine {
     /// What followed the requests before did not parse: answered with `status` and `text` in its turn (after the
     /// responses to the requests before it), then the connection closes.
     mutating func parseError(status: HTTPResponseStatus, text: String, now: NIODeadline) -> Action {
-        switch state {
+        switch state.kind {
         case .closing, .closed:
             return .none
         case .answering, .responding:
@@ -62,7 +62,7 @@ extension ConnectionStateMachine {
     /// then reads the socket again if a read was held.
     mutating func takeWaiting(now: @autoclosure () -> NIODeadline) -> Action {
         while let item = waiting.items.first, !outbound.isWriting {
-            switch state {
+            switch state.kind {
             case .idle, .receiving, .rejecting:
                 waiting.items.removeFirst()
                 let action: Action
@@ -82,7 +82,7 @@ extension ConnectionStateMachine {
             }
         }
         guard waiting.items.isEmpty, waiting.readHeld, !outbound.isWriting else { return .none }
-        switch state {
+        switch state.kind {
         case .closing, .closed:
             return .none
         default:
@@ -94,7 +94,7 @@ extension ConnectionStateMachine {
     private mutating func take(_ part: HTTPServerRequestPart, now: () -> NIODeadline) -> Action {
         switch part {
         case .head(let head):
-            switch state {
+            switch state.kind {
             case .idle: return receive(head, now: now)
             // A head while a refused request lingers: the connection closes anyway, nothing more is answered.
             case .rejecting: return .none
@@ -104,11 +104,10 @@ extension ConnectionStateMachine {
                 preconditionFailure("ConnectionStateMachine is being modified")
             }
         case .body(var part):
-            guard case .receiving(var receiving) = state else {
+            guard state.kind == .receiving, case .receiving(var receiving) = takeState() else {
                 // A refused request's body: dropped.
                 return .none
             }
-            state = .modifying
             receiving.lastActivity = now()
             let limit = limits.maximumRequestBodySize
             let received = receiving.body?.readableBytes ?? 0
@@ -129,9 +128,10 @@ extension ConnectionStateMachine {
             state = .receiving(receiving)
             return .none
         case .end:
-            switch state {
-            case .receiving(let receiving):
-                state = .answering(receiving.head)
+            switch state.kind {
+            case .receiving:
+                guard case .receiving(let receiving) = takeState() else { preconditionFailure("not receiving") }
+                state = .answering
                 return .respond(
                     receiving.head, receiving.body ?? ByteBuffer(), declaresBody: receiving.declaresBody,
                     id: takeResponseID())

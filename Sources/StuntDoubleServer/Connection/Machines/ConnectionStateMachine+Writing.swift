@@ -7,7 +7,7 @@ import StuntDouble
 extension ConnectionStateMachine {
     /// The handler's answer to the request of the last `.respond`.
     mutating func answer(_ response: ResponseStateMachine, now: NIODeadline) -> Action {
-        switch state {
+        switch state.kind {
         case .answering:
             state = .responding(response)
             outbound.lastProgress = now
@@ -26,9 +26,10 @@ extension ConnectionStateMachine {
     /// writability now.
     mutating func wrote(writable: Bool, now: @autoclosure () -> NIODeadline) -> Action {
         outbound.isWriting = false
+        if !writes.isEmpty { writes = ResponseWrites() }
         if writable && !outbound.isWritable { outbound.lastProgress = now() }
         outbound.isWritable = writable
-        switch state {
+        switch state.kind {
         case .responding:
             return advance(now: now)
         case .idle, .receiving:
@@ -38,8 +39,8 @@ extension ConnectionStateMachine {
             return armConnectionTimer(at: now() + limits.probeInterval)
         case .closing:
             return outbound.unsent > 0 ? armConnectionTimer(at: now() + limits.probeInterval) : .none
-        case .rejecting(let lingerUntil):
-            guard let lingerUntil else { return .none }
+        case .rejecting:
+            guard case .rejecting(let lingerUntil?) = state else { return .none }
             let action = armConnectionTimer(at: lingerUntil)
             if case .none = action { return takeWaiting(now: now()) }
             return action
@@ -69,7 +70,7 @@ extension ConnectionStateMachine {
             // The connection is broken: closing it ends whatever follows (`channelInactive`).
             return .finish(record, error: error, thenClose: true)
         }
-        switch state {
+        switch state.kind {
         case .closing where outbound.unsent == 0:
             // The last response has gone (a response before it may be sent after the last is handed over: then
             // the connection waits for the last).
@@ -93,7 +94,7 @@ extension ConnectionStateMachine {
     /// The response's timer fired: write what is due.
     mutating func responseTimerFired(now: NIODeadline) -> Action {
         timers.response = nil
-        guard case .responding = state else { return .none }
+        guard state.kind == .responding else { return .none }
         return advance(now: { now })
     }
 
@@ -102,11 +103,14 @@ extension ConnectionStateMachine {
     /// A part of an upstream's answer arrived for the response numbered `id`; `failureText` is the answer to give
     /// instead when the upstream failed before the head went out.
     mutating func upstream(_ event: UpstreamEvent, for id: Int, failureText: String, now: NIODeadline) -> Action {
-        guard case .responding(var response) = state, response.id == id else {
+        guard state.kind == .responding, case .responding(var response) = takeState() else {
             // Nobody reads the rest: let the upstream's body drain rather than wait.
             return .abandonUpstream
         }
-        state = .modifying
+        guard response.id == id else {
+            state = .responding(response)
+            return .abandonUpstream
+        }
         let outcome = response.upstream(event, failureText: failureText, receivedAt: now)
         state = .responding(response)
         switch outcome {
@@ -131,14 +135,13 @@ extension ConnectionStateMachine {
     /// Writes whatever of the response is due and fits in a write; then waits for the next step's time, for the
     /// channel to take more, or for the upstream.
     mutating func advance(now: () -> NIODeadline) -> Action {
-        guard case .responding(var response) = state, !outbound.isWriting else { return .none }
+        guard state.kind == .responding, !outbound.isWriting else { return .none }
         guard outbound.isWritable else {
             outbound.isWaitingForWritability = true
             // A client that takes nothing for the send timeout is given up on: the connection's timer looks.
             return armConnectionTimer(at: now() + limits.probeInterval)
         }
-        state = .modifying
-        var writes = ResponseWrites()
+        guard case .responding(var response) = takeState() else { preconditionFailure("not responding") }
         let progress = response.produce(into: &writes, limits: limits, now: now)
         switch progress {
         case .wait(let deadline):
@@ -146,7 +149,7 @@ extension ConnectionStateMachine {
             return armResponseTimer(at: deadline)
         case .write:
             state = .responding(response)
-            return write(writes)
+            return write()
         case .awaitUpstream(let flow):
             state = .responding(response)
             return flow.map { .openUpstream($0) } ?? .none
@@ -168,13 +171,13 @@ extension ConnectionStateMachine {
             // Idle once the response has been sent (`responseSent`): the idle timer leaves a connection alone while
             // it has unsent responses.
             state = keepAlive && !isQuiescing ? .idle(since: outbound.lastProgress) : .closing
-            return write(writes)
+            return write()
         }
     }
 
-    private mutating func write(_ writes: ResponseWrites) -> Action {
+    private mutating func write() -> Action {
         outbound.isWriting = true
-        return .write(writes)
+        return .write
     }
 }
 

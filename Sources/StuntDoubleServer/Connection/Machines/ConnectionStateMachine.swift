@@ -53,7 +53,7 @@ struct ConnectionStateMachine {
         /// Reading a request's body.
         case receiving(Receiving)
         /// The request is whole; the handler is working out its answer (`.respond`, then ``answer(_:now:)``).
-        case answering(HTTPRequestHead)
+        case answering
         /// Writing a response.
         case responding(ResponseStateMachine)
         /// A refusal went out before the request's body ended: the rest of the body is read and dropped until it
@@ -65,6 +65,12 @@ struct ConnectionStateMachine {
         case closed
         /// Only while a case's payload is being changed in place.
         case modifying
+    }
+
+    /// Which state, without its data: what is switched on where the data is not needed (a switch over the state
+    /// itself copies it, retaining every reference in it).
+    enum Kind: Equatable {
+        case idle, receiving, answering, responding, rejecting, closing, closed, modifying
     }
 
     /// A request whose body is being read.
@@ -124,9 +130,11 @@ struct ConnectionStateMachine {
         case none
         /// Read the socket.
         case read
-        /// Write these parts and flush; then report with ``wrote(writable:now:)``. When they end a response, say so
-        /// with ``responseSent(_:error:now:)`` once they have gone out (or could not).
-        case write(ResponseWrites)
+        /// Write the parts of ``writes`` and flush; then report with ``wrote(writable:now:)``. When they end a
+        /// response, say so with ``responseSent(_:error:now:)`` once they have gone out (or could not). (The parts
+        /// stay in the machine, read in place: an action is moved several times on its way, and a small one moves
+        /// cheaply.)
+        case write
         /// Write `100 Continue` and flush; then report with ``wrote(writable:now:)``.
         case writeContinue
         /// Write the refusal and flush (closing after it when it `closesAtOnce`); then report with
@@ -170,11 +178,22 @@ struct ConnectionStateMachine {
     var state: State
     var waiting = Waiting()
     var outbound: Outbound
+    /// The parts of the last `.write`, until ``wrote(writable:now:)`` (set only by the machine).
+    var writes = ResponseWrites()
     var timers = Timers()
     /// The server is stopping: close once the response in progress has been sent.
     private(set) var isQuiescing = false
     /// The number the next response gets.
     private var nextResponseID = 0
+
+    /// Takes the state out, leaving `.modifying` until the caller puts one back: a payload bound from it is moved,
+    /// not copied (its buffers stay uniquely referenced, and nothing is retained).
+    @inline(__always)
+    mutating func takeState() -> State {
+        var taken = State.modifying
+        swap(&taken, &state)
+        return taken
+    }
 
     init(limits: Limits, now: NIODeadline) {
         self.limits = limits
@@ -186,7 +205,7 @@ struct ConnectionStateMachine {
 
     /// The connection is open (or the machine was set up on one already open): its idle time starts.
     mutating func channelActive(now: NIODeadline) -> Action {
-        guard case .idle = state else { return .none }
+        guard state.kind == .idle else { return .none }
         state = .idle(since: now)
         outbound.lastProgress = now
         return armConnectionTimer(at: now + limits.idleTimeout)
@@ -207,13 +226,12 @@ struct ConnectionStateMachine {
     /// Whether the request being answered may change the connection's protocol (a WebSocket upgrade): nothing
     /// waits behind it, and everything before it has been sent.
     var canUpgrade: Bool {
-        if case .answering = state, waiting.items.isEmpty, !outbound.isWriting, outbound.unsent == 0 { return true }
-        return false
+        state.kind == .answering && waiting.items.isEmpty && !outbound.isWriting && outbound.unsent == 0
     }
 
     /// The request being answered changed the connection's protocol: the machine has nothing more to do.
     mutating func upgraded() -> Action {
-        guard case .answering = state else { preconditionFailure("a connection cannot upgrade while \(state)") }
+        guard state.kind == .answering else { preconditionFailure("a connection cannot upgrade while \(state)") }
         state = .closed
         timers = Timers()
         return .none
@@ -275,5 +293,21 @@ extension ConnectionStateMachine {
     static func seconds(_ amount: TimeAmount) -> String {
         let milliseconds = amount.nanoseconds / 1_000_000
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+    }
+}
+
+extension ConnectionStateMachine.State {
+    /// Which state this is.
+    var kind: ConnectionStateMachine.Kind {
+        switch self {
+        case .idle: .idle
+        case .receiving: .receiving
+        case .answering: .answering
+        case .responding: .responding
+        case .rejecting: .rejecting
+        case .closing: .closing
+        case .closed: .closed
+        case .modifying: .modifying
+        }
     }
 }

@@ -46,18 +46,23 @@ extension ResponseStateMachine {
                     plan.storeDerived(made)
                     return made
                 }()
-            let (head, keepAlive) =
-                requirements.takesUsualHead && !wire.closes
-                ? wire.usual : requirements.head(status: wire.status, headers: wire.headers, closes: wire.closes)
+            let playing: WireResponse
+            if requirements.takesUsualHead, !wire.closes {
+                playing = wire.usual
+            } else {
+                let (head, keepAlive) = requirements.head(
+                    status: wire.status, headers: wire.headers, closes: wire.closes)
+                playing = WireResponse(head: head, keepAlive: keepAlive, body: wire.body)
+            }
             record.statusCode = Int(wire.status.code)
-            let sendsBody = requirements.sendsBody(head)
+            let sendsBody = requirements.sendsBody(playing.head)
             return ResponseStateMachine(
                 id: id,
                 state: .playing(
                     Playing(
-                        head: head, keepAlive: keepAlive, chunked: sendsBody && head.framing == .chunked,
-                        body: wire.body, steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt,
-                        record: record)))
+                        wire: playing, chunked: sendsBody && playing.head.framing == .chunked,
+                        steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt, record: record))
+            )
         }
     }
 
@@ -112,9 +117,8 @@ extension ResponseStateMachine {
             id: id,
             state: .playing(
                 Playing(
-                    head: head, keepAlive: keepAlive, chunked: chunked, body: body,
-                    steps: ResponseSteps(atOnce: chunks),
-                    receivedAt: receivedAt, record: record)))
+                    wire: WireResponse(head: head, keepAlive: keepAlive, body: body), chunked: chunked,
+                    steps: ResponseSteps(atOnce: chunks), receivedAt: receivedAt, record: record)))
     }
 
     /// An answer an upstream will send, once the request is forwarded at `start` (a proxying stub's delay; the
@@ -139,8 +143,8 @@ final class StubWireResponse: Sendable {
     let closes: Bool
     /// The body, shared by every response that plays it.
     let body: ByteBuffer
-    /// The head for the usual request (HTTP/1.1, kept alive, no CORS), encoded once.
-    let usual: (head: ResponseHead, keepAlive: Bool)
+    /// The head for the usual request (HTTP/1.1, kept alive, no CORS), encoded once, with the body.
+    let usual: WireResponse
 
     init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
         var headers = NIOHTTP1.HTTPHeaders()
@@ -161,6 +165,7 @@ final class StubWireResponse: Sendable {
         body = ByteBuffer(bytes: response.body)
         let usualRequest = HeadRequirements(
             version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
-        usual = usualRequest.head(status: status, headers: headers, closes: false)
+        let (head, keepAlive) = usualRequest.head(status: status, headers: headers, closes: false)
+        usual = WireResponse(head: head, keepAlive: keepAlive, body: body)
     }
 }

@@ -30,18 +30,35 @@ struct ResponseStateMachine {
 
     /// A response whose head and body are known: a stub's, or the server's own.
     struct Playing {
-        let head: ResponseHead
-        let keepAlive: Bool
+        /// The head, the body the chunks of `steps` are ranges of, and whether the connection stays open after them:
+        /// a stub's are made once and shared by every response it plays, never copied.
+        let wire: WireResponse
         /// Whether the body goes out in HTTP/1.1 chunks (not for a response without a body on the wire).
         let chunked: Bool
-        /// The body the chunks of `steps` are ranges of: a stub's is shared by every response it plays, never copied.
-        let body: ByteBuffer
+        /// Whether the whole response goes out in one write, due at once, as `wire.encoded` has it.
+        let isWhole: Bool
         /// What is due when, after `receivedAt`: the head, each chunk of the body, the end.
         var steps: ResponseSteps
         let receivedAt: NIODeadline
         /// How much of the chunk due next has been taken (a large chunk goes out in pieces).
         var chunkOffset = 0
         var record: ResponseRecord
+
+        init(
+            wire: WireResponse, chunked: Bool, steps: ResponseSteps, receivedAt: NIODeadline, record: ResponseRecord
+        ) {
+            self.wire = wire
+            self.chunked = chunked
+            self.steps = steps
+            self.receivedAt = receivedAt
+            self.record = record
+            // Due at once, and the body (if it goes out) in one chunk: what `wire.encoded` holds.
+            let body = wire.body.readableBytes
+            isWhole =
+                wire.encoded != nil && steps.isImmediate && !steps.isEndless
+                && (steps.chunks.isEmpty
+                    ? body == 0 : steps.chunks.count == 1 && steps.chunks[0].range == 0..<body)
+        }
     }
 
     /// A response that fails when its head is due.
@@ -91,12 +108,31 @@ struct ResponseStateMachine {
 
     /// The response's number on its connection: an upstream's events name the response they belong to.
     let id: Int
-    /// Where the response is (changed only by the machine's own methods, in this file and its extensions).
-    var state: State
+
+    /// Where the response is (changed only by the machine's own methods, in this file and its extensions). Kept in a
+    /// box copied on write: the machine is a value, and the connection's state, which holds it, stays one word
+    /// wide (an enum with payloads this large is copied and moved by runtime calls, hundreds of instructions each,
+    /// several times a request).
+    var state: State {
+        get { storage.state }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.state) }
+            yield &storage.state
+        }
+    }
+    private var storage: Storage
+
+    private final class Storage {
+        var state: State
+
+        init(_ state: State) {
+            self.state = state
+        }
+    }
 
     init(id: Int, state: State) {
         self.id = id
-        self.state = state
+        storage = Storage(state)
     }
 
     /// Whether the response's head has gone out (then a failure can only cut the connection).
@@ -126,12 +162,12 @@ struct ResponseStateMachine {
     /// `now` is read only when a step has a time: a response due at once needs no clock.
     mutating func produce(
         into writes: inout ResponseWrites, limits: ConnectionStateMachine.Limits, now: () -> NIODeadline
-    )
-        -> Progress
-    {
-        switch state {
+    ) -> Progress {
+        // The state is taken out and put back: what is bound from it is moved, not copied.
+        var taken = State.modifying
+        swap(&taken, &state)
+        switch consume taken {
         case .playing(var playing):
-            state = .modifying
             let progress = Self.take(&playing, into: &writes, limits: limits, now: now)
             switch progress {
             case .ended:
@@ -147,7 +183,6 @@ struct ResponseStateMachine {
             }
             return progress
         case .relaying(var relaying):
-            state = .modifying
             let progress = Self.take(&relaying, into: &writes, limits: limits)
             if case .ended = progress {
                 writes.ends = relaying.record
@@ -157,14 +192,21 @@ struct ResponseStateMachine {
             }
             return progress
         case .forwarding(let start, let relaying):
-            if now() < start { return .wait(until: start) }
+            if now() < start {
+                state = .forwarding(start: start, relaying)
+                return .wait(until: start)
+            }
             state = .relaying(relaying)
             return .forward
         case .failing(let failing):
-            if let due = failing.due, now() < due { return .wait(until: due) }
+            if let due = failing.due, now() < due {
+                state = .failing(failing)
+                return .wait(until: due)
+            }
             state = .ended
             return .fail(failing.failure, failing.record)
-        case .heldOpen:
+        case .heldOpen(let record):
+            state = .heldOpen(record)
             return .heldOpen
         case .ended:
             preconditionFailure("a response that ended has nothing to take")
@@ -188,8 +230,15 @@ struct ResponseStateMachine {
                 if now! < deadline { return writes.isEmpty ? .wait(until: deadline) : .write }
             }
             switch next.step {
+            case .head where playing.isWhole:
+                // Head and body, due at once, in one buffer made beforehand.
+                writes.append(head: playing.wire.head)
+                if playing.wire.body.readableBytes > 0 { writes.append(body: playing.wire.body) }
+                writes.encoded = playing.wire.encoded
+                playing.record.bytesWritten = playing.wire.body.readableBytes
+                return .ended(keepAlive: playing.wire.keepAlive)
             case .head:
-                writes.append(head: playing.head)
+                writes.append(head: playing.wire.head)
             case .chunk(let index):
                 if writes.byteCount >= limits.batchSize { return .write }
                 let chunk = playing.steps.chunks[index]
@@ -197,7 +246,8 @@ struct ResponseStateMachine {
                 let end = min(chunk.range.upperBound, start + limits.pieceSize)
                 if end > start {
                     writes.append(
-                        body: playing.body.getSlice(at: playing.body.readerIndex + start, length: end - start)!)
+                        body: playing.wire.body.getSlice(
+                            at: playing.wire.body.readerIndex + start, length: end - start)!)
                 }
                 playing.record.bytesWritten += end - start
                 guard end == chunk.range.upperBound else {
@@ -208,11 +258,11 @@ struct ResponseStateMachine {
                 playing.chunkOffset = 0
             case .finish, .timeOut:
                 // The server has no timeout: the end.
-                return .ended(keepAlive: playing.keepAlive)
+                return .ended(keepAlive: playing.wire.keepAlive)
             }
             playing.steps.removeNext()
         }
-        return playing.steps.isHeldOpen ? .heldOpen : .ended(keepAlive: playing.keepAlive)
+        return playing.steps.isHeldOpen ? .heldOpen : .ended(keepAlive: playing.wire.keepAlive)
     }
 
     // MARK: - Ending early

@@ -80,6 +80,33 @@ final class ResponseHead: Sendable {
     }
 }
 
+/// A known response's head and body, and whether the connection stays open after them: made once for a stub's
+/// usual requests (`StubWireResponse`) and shared by every response that plays them, so that a response in progress
+/// holds one reference to them.
+final class WireResponse: Sendable {
+    let head: ResponseHead
+    let keepAlive: Bool
+    let body: ByteBuffer
+    /// The head's HTTP/1.x bytes and the body after them, in one buffer, for a small body framed by its length: a
+    /// response due at once is then one write (a write through the pipeline costs more than copying a few KiB once).
+    let encoded: ByteBuffer?
+
+    /// The largest body kept again after its head (`encoded`).
+    static let largestEncodedBody = 16 << 10
+
+    init(head: ResponseHead, keepAlive: Bool, body: ByteBuffer) {
+        self.head = head
+        self.keepAlive = keepAlive
+        self.body = body
+        if var bytes = head.encoded, head.framing == .length, body.readableBytes <= Self.largestEncodedBody {
+            bytes.writeImmutableBuffer(body)
+            encoded = bytes
+        } else {
+            encoded = nil
+        }
+    }
+}
+
 /// What a request asks of its response's head: its version, whether its connection is kept alive, whether its
 /// answer has a body on the wire (not for `HEAD`), and the `Origin` a browser on another origin sent when the
 /// server answers those (CORS). Every head of its response is made for it with ``head(status:headers:closes:)``.

@@ -15,19 +15,28 @@ struct ResponseRecord: Sendable {
     }
 
     /// The calls the stub that answered makes once the response has been sent (its mapping's webhooks, its
-    /// document's callbacks), with the request and the response they are made after.
-    struct FollowUps: Sendable {
+    /// document's callbacks), with the request and the response they are made after. (A class: a record is moved
+    /// several times a request, and what it holds directly must have a layout known when it is compiled, which
+    /// Foundation's `Data` in a response has not.)
+    final class FollowUps: Sendable {
         let calls: [any StubFollowUp]
         let request: HTTPIncomingRequest
         let response: HTTPResponsePlan.Response?
+
+        init(calls: [any StubFollowUp], request: HTTPIncomingRequest, response: HTTPResponsePlan.Response?) {
+            self.calls = calls
+            self.request = request
+            self.response = response
+        }
     }
 
     /// The request's journal entry; `nil` for the admin API's answers, which are not journaled (nor logged here).
     let entry: Int?
     let method: NIOHTTP1.HTTPMethod
     let target: String
-    /// When the request was received.
-    let received: ContinuousClock.Instant
+    /// When the request was received (on the event loop's clock: a clock of the concurrency library, whose layout
+    /// is not known when this is compiled, made every copy of a record a runtime call).
+    let received: NIODeadline
     /// The status sent, or `nil` while (or when) none is.
     var statusCode: Int?
     /// How many bytes of the body went out.
@@ -37,7 +46,7 @@ struct ResponseRecord: Sendable {
     /// Holds an upstream back while the client is slow (a proxied response's); let go when the response ends.
     var flow: UpstreamFlow?
 
-    init(entry: Int?, request: HTTPRequestHead, received: ContinuousClock.Instant, outcome: Outcome = .text("")) {
+    init(entry: Int?, request: HTTPRequestHead, received: NIODeadline, outcome: Outcome = .text("")) {
         self.entry = entry
         method = request.method
         target = request.uri
@@ -70,6 +79,8 @@ struct ResponseWrites: Sendable {
     private(set) var byteCount = 0
     /// Whether the response's body is framed in HTTP/1.1 chunks (the HTTP/1.1 writer wraps each piece).
     var chunked = false
+    /// These parts as HTTP/1.1 bytes, made beforehand (a small response due at once: `WireResponse.encoded`).
+    var encoded: ByteBuffer?
     /// The response these parts end: the handler reports with `ConnectionStateMachine.responseSent` once they have
     /// gone out (or failed to), then records it.
     var ends: ResponseRecord?

@@ -34,7 +34,8 @@ enum HTTP1ResponseEncoder {
 
     /// The bytes of a write, in order: the head, then each body piece (wrapped in a chunk when the body is
     /// chunked), then the last chunk when the write ends a chunked body.
-    static func encode(_ writes: ResponseWrites, _ emit: (ByteBuffer) -> Void) {
+    static func encode(_ writes: borrowing ResponseWrites, _ emit: (ByteBuffer) -> Void) {
+        if let encoded = writes.encoded { return emit(encoded) }
         if let head = writes.head {
             emit(head.encoded ?? self.head(version: head.version, status: head.status, headers: head.headers))
         }

@@ -18,7 +18,7 @@ enum ResponseWriter: Equatable, Sendable {
 
     /// Writes the parts of one write and flushes; `promise` (the write's that ends a response) completes once
     /// the last has gone out.
-    func write(_ writes: ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
+    func write(_ writes: borrowing ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
         switch self {
         case .http1: Self.writeHTTP1(writes, promise: promise, context: context)
         case .http2: Self.writeHTTP2(writes, promise: promise, context: context)
@@ -26,7 +26,7 @@ enum ResponseWriter: Equatable, Sendable {
     }
 
     private static func writeHTTP1(
-        _ writes: ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext
+        _ writes: borrowing ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext
     ) {
         // Each buffer is written as it is made; the last of them with the flush and the promise.
         var last: ByteBuffer?
@@ -38,7 +38,7 @@ enum ResponseWriter: Equatable, Sendable {
     }
 
     private static func writeHTTP2(
-        _ writes: ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext
+        _ writes: borrowing ResponseWrites, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext
     ) {
         var last: HTTPServerResponsePart?
         func emit(_ part: HTTPServerResponsePart) {

@@ -1,0 +1,480 @@
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// HTTP/1.1 requests read from a connection's bytes (RFC 9112): a pure parser, fed what the socket reads and pulled
+/// for one request part at a time (`next()`), so that the bytes after a request its handler takes over (a WebSocket
+/// upgrade's first frames) are still unread when it does (`remainingBytes`).
+///
+/// It replaces SwiftNIO's decoder on the server's HTTP/1.1 connections: that one's parts reached the handler through
+/// a decoder handler and a type-erased pipeline hop, a third of the server's cost per request. It reads what
+/// SwiftNIO's does, and refuses what it refuses (`HTTP1RequestParserTests` holds the two to each other on generated
+/// requests): request lines and fields with their separators, `Content-Length`, chunked bodies with extensions and
+/// trailers, pipelined requests; a head over the size limit (`431`), a field with space before its colon, a line
+/// folded onto the one before, control characters, a body framed both by length and by chunks, or by two lengths
+/// (`400`, requests that different servers would read differently). Bare LF line ends are read as CRLF, as most
+/// servers do.
+struct HTTP1RequestParser {
+    private enum State {
+        /// Waiting for a request's head.
+        case head
+        /// `remaining` body bytes of a length.
+        case body(remaining: Int)
+        /// A chunk's size line.
+        case chunkSize
+        /// A chunk's bytes, then its line end.
+        case chunk(remaining: Int)
+        case chunkEnd
+        /// The trailer fields after the last chunk, up to an empty line.
+        case trailers(size: Int)
+        /// The request's end is due; after it, nothing more is read when `last`.
+        case ending(last: Bool)
+        /// What follows the last request: refused (nothing answers it).
+        case afterLast
+        /// Nothing more is read.
+        case failed
+    }
+
+    /// The largest head (request line and fields, with their line ends) read; `431` past it.
+    let maximumHeadSize: Int
+    private var state = State.head
+    /// Bytes read and not yet parsed.
+    private var pending = ByteBuffer()
+    /// Where the search for the end of a head goes on from (bytes before it have no empty line).
+    private var searchedFrom = 0
+    /// Whether the request being read is its connection's last: it closes the connection (`Connection: close`,
+    /// HTTP/1.0 without `keep-alive`), or is an HTTP/1.0 request framed by Transfer-Encoding, whose framing RFC 9112,
+    /// section 6.1 says not to trust. Nothing after it is read.
+    private var isLast = false
+
+    init(maximumHeadSize: Int) {
+        self.maximumHeadSize = maximumHeadSize
+    }
+
+    /// Adds bytes the socket read.
+    mutating func feed(_ bytes: ByteBuffer) {
+        if case .failed = state { return }
+        if pending.readableBytes == 0 {
+            // Taken as they are: body parts are slices of them, with no copy.
+            pending = bytes
+        } else {
+            var bytes = bytes
+            pending.writeBuffer(&bytes)
+        }
+    }
+
+    /// The bytes after the last part taken, which the parser gives up (and reads nothing more): what follows a
+    /// request whose connection changes protocols.
+    mutating func handOver() -> ByteBuffer {
+        defer {
+            pending = ByteBuffer()
+            state = .failed
+        }
+        return pending
+    }
+
+    /// The next part of a request, or `nil` until more bytes arrive.
+    mutating func next() -> RequestEvent? {
+        switch state {
+        case .failed:
+            return nil
+        case .ending(let last):
+            state = last ? .afterLast : .head
+            return .end
+        case .afterLast:
+            guard pending.readableBytes > 0 else { return nil }
+            return fail(.badRequest, "bytes follow a request that ends its connection")
+        case .head:
+            return parseHead()
+        case .body(let remaining):
+            guard pending.readableBytes > 0 else { return nil }
+            let count = min(remaining, pending.readableBytes)
+            let part = pending.readSlice(length: count)!
+            state = count == remaining ? .ending(last: isLast) : .body(remaining: remaining - count)
+            compact()
+            return .body(part)
+        case .chunk(let remaining):
+            guard pending.readableBytes > 0 else { return nil }
+            let count = min(remaining, pending.readableBytes)
+            let part = pending.readSlice(length: count)!
+            state = count == remaining ? .chunkEnd : .chunk(remaining: remaining - count)
+            compact()
+            return .body(part)
+        case .chunkSize, .chunkEnd, .trailers:
+            return parseChunkLines()
+        }
+    }
+
+    /// Lets go of the storage of bytes parsed, once every byte has been.
+    private mutating func compact() {
+        if pending.readableBytes == 0 {
+            pending = ByteBuffer()
+            searchedFrom = 0
+        }
+    }
+
+    private mutating func fail(_ status: HTTPResponseStatus, _ reason: String) -> RequestEvent {
+        state = .failed
+        pending = ByteBuffer()
+        let text =
+            status == .requestHeaderFieldsTooLarge
+            ? "The request's head (\(reason)) is larger than this server accepts (\(maximumHeadSize) bytes). Send "
+                + "fewer or shorter headers, or raise maximumHeaderSize.\n"
+            : "The request is not valid HTTP/1.1: \(reason).\n"
+        return .malformed(status: status, text: text)
+    }
+
+    // MARK: - Heads
+
+    private mutating func parseHead() -> RequestEvent? {
+        let outcome = pending.withUnsafeReadableBytes { bytes -> HeadOutcome in
+            Self.readHead(bytes, from: searchedFrom, limit: maximumHeadSize)
+        }
+        switch outcome {
+        case .incomplete(let searched):
+            searchedFrom = searched
+            if pending.readableBytes > maximumHeadSize + 4 {
+                return fail(.requestHeaderFieldsTooLarge, "more than \(maximumHeadSize) bytes, not yet ended")
+            }
+            return nil
+        case .invalid(let status, let reason):
+            return fail(status, reason)
+        case .head(let head, let length, let framing):
+            pending.moveReaderIndex(forwardBy: length)
+            searchedFrom = 0
+            isLast =
+                !head.isKeepAlive || (head.version == .http1_0 && head.headers.contains(name: "transfer-encoding"))
+            switch framing {
+            case .none: state = .ending(last: isLast)
+            case .length(let length): state = length == 0 ? .ending(last: isLast) : .body(remaining: length)
+            case .chunked: state = .chunkSize
+            }
+            compact()
+            return .head(head)
+        }
+    }
+
+    private enum Framing {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    private enum HeadOutcome {
+        /// No empty line yet; the search goes on from the offset given.
+        case incomplete(Int)
+        case invalid(HTTPResponseStatus, String)
+        /// A head, its length in bytes, and how its body is framed.
+        case head(HTTPRequestHead, Int, Framing)
+    }
+
+    /// Reads a head at the start of `bytes`, once its empty line has arrived.
+    private static func readHead(_ bytes: UnsafeRawBufferPointer, from searched: Int, limit: Int) -> HeadOutcome {
+        // Empty lines before a request line are skipped (RFC 9112, section 2.2).
+        var start = 0
+        while start < bytes.count, bytes[start] == cr || bytes[start] == lf { start += 1 }
+        // The end of the head: a line end right after another.
+        var end: Int?
+        var index = max(searched, start)
+        while index < bytes.count {
+            guard let found = firstIndex(of: lf, in: bytes, from: index) else {
+                index = bytes.count
+                break
+            }
+            let next = found + 1
+            if next < bytes.count, bytes[next] == lf {
+                end = next + 1
+                break
+            }
+            if next + 1 < bytes.count, bytes[next] == cr, bytes[next + 1] == lf {
+                end = next + 2
+                break
+            }
+            if next + 1 >= bytes.count {
+                // The line end may continue with the next read: look from this line end again then.
+                index = found
+                break
+            }
+            index = next
+        }
+        guard let end else {
+            return .incomplete(max(start, index - 1))
+        }
+        if end - start > limit + 4 {
+            var lines = 0
+            for index in start..<end where bytes[index] == lf { lines += 1 }
+            return .invalid(.requestHeaderFieldsTooLarge, "\(end - start) bytes, \(max(lines - 2, 0)) header fields")
+        }
+        var lines = LineReader(bytes: bytes, position: start, end: end)
+        guard let requestLine = lines.next() else { return .invalid(.badRequest, "no request line") }
+        let parsed = RequestLine.read(bytes, requestLine)
+        guard case .success(let line) = parsed else {
+            if case .failure(let failure) = parsed { return .invalid(failure.status, failure.reason) }
+            return .invalid(.badRequest, "no request line")
+        }
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(8)
+        var contentLength: Int?
+        var lengthCount = 0
+        var transferCodings: Substring?
+        var sawTransferEncoding = false
+        while let range = lines.next() {
+            if range.isEmpty { break }
+            guard let (name, value) = readField(bytes, range) else {
+                return .invalid(.badRequest, "a header field is malformed (RFC 9112, section 5)")
+            }
+            switch name.utf8.count {
+            case 14 where HeadFacts.name(name, is: "content-length"):
+                lengthCount += 1
+                guard let length = parseLength(value) else {
+                    return .invalid(.badRequest, "Content-Length is not a number")
+                }
+                contentLength = length
+            case 17 where HeadFacts.name(name, is: "transfer-encoding"):
+                sawTransferEncoding = true
+                transferCodings = value[...]
+            default:
+                break
+            }
+            fields.append((name, value))
+        }
+        if lengthCount > 1 {
+            return .invalid(.badRequest, "the request has \(lengthCount) Content-Length fields; send one")
+        }
+        let framing: Framing
+        if sawTransferEncoding {
+            if contentLength != nil {
+                return .invalid(
+                    .badRequest,
+                    "the body is framed by both Transfer-Encoding and Content-Length (RFC 9112, section 6.3)")
+            }
+            let last = transferCodings?.split(separator: ",").last.map { $0.trimmingSpaces() } ?? ""
+            // A body whose last coding is not chunked has no end but the connection's: the head is answered (the
+            // machine refuses the coding) and nothing after it is read.
+            framing = HeadFacts.name(last, is: "chunked") ? .chunked : .none
+        } else if let contentLength {
+            framing = .length(contentLength)
+        } else {
+            framing = .none
+        }
+        let head = HTTPRequestHead(
+            version: line.version, method: line.method, uri: line.target, headers: HTTPHeaders(fields))
+        return .head(head, end, framing)
+    }
+
+    /// A field line: a token, a colon (no space before it), the value without the spaces around it.
+    private static func readField(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> (String, String)? {
+        let first = bytes[range.lowerBound]
+        // A line folded onto the one before (obs-fold) is refused, as RFC 9112, section 5.2 allows.
+        guard first != sp, first != ht else { return nil }
+        var colon = range.lowerBound
+        while colon < range.upperBound, bytes[colon] != UInt8(ascii: ":") {
+            guard isTokenByte(bytes[colon]) else { return nil }
+            colon += 1
+        }
+        guard colon < range.upperBound, colon > range.lowerBound else { return nil }
+        var valueStart = colon + 1
+        var valueEnd = range.upperBound
+        while valueStart < valueEnd, bytes[valueStart] == sp || bytes[valueStart] == ht { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == sp || bytes[valueEnd - 1] == ht { valueEnd -= 1 }
+        for index in valueStart..<valueEnd {
+            let byte = bytes[index]
+            // Control characters (but tab) are refused: a CR alone, a NUL.
+            if byte < 0x20 && byte != ht || byte == 0x7F { return nil }
+        }
+        return (string(bytes, range.lowerBound..<colon), string(bytes, valueStart..<valueEnd))
+    }
+
+    /// A `Content-Length` value: digits, with no sign and no overflow.
+    private static func parseLength(_ value: String) -> Int? {
+        guard !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return nil
+        }
+        return Int(value)
+    }
+
+    // MARK: - Chunked bodies
+
+    /// Reads the lines of a chunked body: a chunk's size (with extensions), the line end after a chunk's bytes, the
+    /// trailer fields.
+    private mutating func parseChunkLines() -> RequestEvent? {
+        while true {
+            let line = pending.withUnsafeReadableBytes { bytes -> (Range<Int>, Int)? in
+                guard let found = Self.firstIndex(of: Self.lf, in: bytes, from: 0) else { return nil }
+                let end = found > 0 && bytes[found - 1] == Self.cr ? found - 1 : found
+                return (0..<end, found + 1)
+            }
+            guard let (range, consumed) = line else {
+                // A line that never ends: a size or a trailer line longer than any server reads.
+                if pending.readableBytes > maximumHeadSize { return fail(.badRequest, "a chunk's line is too long") }
+                return nil
+            }
+            switch state {
+            case .chunkSize:
+                let size = pending.withUnsafeReadableBytes { Self.chunkSize($0, range) }
+                guard let size else { return fail(.badRequest, "a chunk's size is not hexadecimal") }
+                pending.moveReaderIndex(forwardBy: consumed)
+                state = size == 0 ? .trailers(size: 0) : .chunk(remaining: size)
+                compact()
+                if size > 0 { return next() }
+            case .chunkEnd:
+                guard range.isEmpty else { return fail(.badRequest, "a chunk is longer than its size") }
+                pending.moveReaderIndex(forwardBy: consumed)
+                state = .chunkSize
+                compact()
+            case .trailers(let size):
+                pending.moveReaderIndex(forwardBy: consumed)
+                compact()
+                if range.isEmpty {
+                    state = isLast ? .afterLast : .head
+                    return .end
+                }
+                if size + consumed > maximumHeadSize {
+                    return fail(.requestHeaderFieldsTooLarge, "trailer fields of more than \(size) bytes")
+                }
+                state = .trailers(size: size + consumed)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// A chunk's size: hexadecimal digits, then extensions (`;name=value`), which are read past.
+    private static func chunkSize(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+        var size = 0
+        var index = range.lowerBound
+        while index < range.upperBound, let digit = hexValue(bytes[index]) {
+            guard size <= (Int.max >> 8) else { return nil }
+            size = size << 4 | digit
+            index += 1
+        }
+        guard index > range.lowerBound else { return nil }
+        while index < range.upperBound, bytes[index] == sp || bytes[index] == ht { index += 1 }
+        guard index == range.upperBound || bytes[index] == UInt8(ascii: ";") else { return nil }
+        return size
+    }
+
+    // MARK: - Bytes
+
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+    static let sp = UInt8(ascii: " ")
+    static let ht = UInt8(ascii: "\t")
+
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
+    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Whether a byte may be in a token (a method, a field name: RFC 9110, section 5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+}
+
+/// The lines of a head, each without its line end (CRLF, or LF alone).
+private struct LineReader {
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
+    let end: Int
+
+    mutating func next() -> Range<Int>? {
+        guard position < end else { return nil }
+        var index = position
+        while index < end, bytes[index] != HTTP1RequestParser.lf { index += 1 }
+        guard index < end else { return nil }
+        let lineEnd = index > position && bytes[index - 1] == HTTP1RequestParser.cr ? index - 1 : index
+        defer { position = index + 1 }
+        return position..<lineEnd
+    }
+}
+
+/// A request line: method, target, version (RFC 9112, section 3).
+private struct RequestLine {
+    let method: HTTPMethod
+    let target: String
+    let version: HTTPVersion
+
+    struct Failure: Error {
+        let status: HTTPResponseStatus
+        let reason: String
+    }
+
+    static func read(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Result<RequestLine, Failure> {
+        var index = range.lowerBound
+        while index < range.upperBound, HTTP1RequestParser.isTokenByte(bytes[index]) { index += 1 }
+        let methodEnd = index
+        guard methodEnd > range.lowerBound, index < range.upperBound, bytes[index] == HTTP1RequestParser.sp else {
+            return .failure(Failure(status: .badRequest, reason: "the request line has no method"))
+        }
+        index += 1
+        let targetStart = index
+        // Visible ASCII only (RFC 9112, section 3.2: a URI's characters); other bytes are refused.
+        while index < range.upperBound, bytes[index] > 0x20, bytes[index] < 0x7F { index += 1 }
+        let targetEnd = index
+        guard targetEnd > targetStart, index < range.upperBound, bytes[index] == HTTP1RequestParser.sp else {
+            return .failure(Failure(status: .badRequest, reason: "the request line has no target"))
+        }
+        index += 1
+        // "HTTP/" DIGIT "." DIGIT, and nothing after it.
+        let versionBytes = UnsafeRawBufferPointer(rebasing: bytes[index..<range.upperBound])
+        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), versionBytes[6] == UInt8(ascii: "."),
+            let major = digit(versionBytes[5]), let minor = digit(versionBytes[7])
+        else {
+            return .failure(Failure(status: .badRequest, reason: "the request line's version is malformed"))
+        }
+        guard major == 1 else {
+            return .failure(
+                Failure(
+                    status: .badRequest,
+                    reason: "HTTP/\(major).\(minor) is not spoken on this connection (HTTP/1.0 and 1.1 are; HTTP/2 "
+                        + "by ALPN on the HTTPS listener)"))
+        }
+        let method = HTTPMethod(rawValue: HTTP1RequestParser.string(bytes, range.lowerBound..<methodEnd))
+        let target = HTTP1RequestParser.string(bytes, targetStart..<targetEnd)
+        return .success(RequestLine(method: method, target: target, version: HTTPVersion(major: major, minor: minor)))
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+    }
+}
+
+extension Substring {
+    /// The text without spaces and tabs around it.
+    fileprivate func trimmingSpaces() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}
