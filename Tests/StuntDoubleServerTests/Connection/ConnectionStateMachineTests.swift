@@ -107,7 +107,7 @@ import Testing
         _ = machine.channelActive(now: .now())
         let head = MachineHarness.head()
         _ = machine.received(.head(head), now: .now())
-        guard case .respond(_, _, _, let id) = machine.received(.end(nil), now: .now()) else {
+        guard case .respond(_, let id) = machine.received(.end, now: .now()) else {
             Issue.record("expected respond")
             return
         }
@@ -249,7 +249,7 @@ import Testing
         }
         #expect(harness.refusals.isEmpty, "74 s in all, never 2 s without a byte")
         harness.send(.body(ByteBuffer(string: "a")))
-        harness.send(.end(nil))
+        harness.send(.end)
         try harness.readToEnd(limit: .seconds(1))
         #expect(harness.reader.responses.first?.status == 200)
 
@@ -434,7 +434,7 @@ import Testing
         harness.send(.head(MachineHarness.head(.POST, "/", headers: [("Content-Length", "1000")])))
         #expect(harness.refusals == [413])
         harness.send(.body(ByteBuffer(repeating: 1, count: 1000)))
-        harness.send(.end(nil))
+        harness.send(.end)
         #expect(harness.isClosed, "closed once the body ended")
         try harness.clientReads()
         #expect(harness.reader.responses.first?.status == 413)
@@ -458,7 +458,7 @@ import Testing
         try harness.clientReads()
         #expect(harness.clientBytes == HTTP1ResponseEncoder.continueHead.readableBytes)
         harness.send(.body(ByteBuffer(string: "hello")))
-        harness.send(.end(nil))
+        harness.send(.end)
         try harness.readToEnd()
         #expect(harness.reader.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == "hello")
     }
@@ -468,7 +468,7 @@ import Testing
     @Test func aMalformedRequestIsRefusedInItsTurn() throws {
         let harness = MachineHarness { _, _, _, _ in nil }
         harness.send(MachineHarness.head())
-        harness.run(harness.machine.parseError(status: .badRequest, text: "bad\n", now: harness.now))
+        harness.send(.malformed(status: .badRequest, text: "bad\n"))
         #expect(harness.refusals.isEmpty, "the request before it is answered first")
         harness.answer = { harness, head, _, id in harness.text(head, Data("first".utf8), id: id) }
         harness.answerOwed()
@@ -478,7 +478,7 @@ import Testing
         #expect(harness.isClosed)
 
         let alone = MachineHarness { _, _, _, _ in nil }
-        alone.run(alone.machine.parseError(status: .badRequest, text: "bad\n", now: alone.now))
+        alone.send(.malformed(status: .badRequest, text: "bad\n"))
         #expect(alone.refusals == [400])
         #expect(alone.isClosed)
     }

@@ -52,7 +52,10 @@ import Testing
             offset = end
             while let event = parser.next() {
                 switch event {
-                case .head(let head): outcome.requests.append(Read(head))
+                case .head(let head, let facts):
+                    // What the parser gathered field by field is what the whole head says.
+                    if facts != HeadFacts(head) { outcome.refused = true }
+                    outcome.requests.append(Read(head))
                 case .body(let part):
                     outcome.requests[outcome.requests.count - 1].body.append(Data(part.readableBytesView))
                 case .end: outcome.requests[outcome.requests.count - 1].ended = true

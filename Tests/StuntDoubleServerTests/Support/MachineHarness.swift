@@ -89,12 +89,12 @@ final class MachineHarness {
         reader.expect(method: head.method.rawValue)
         run(machine.received(.head(head), now: now))
         if let body { run(machine.received(.body(ByteBuffer(string: body)), now: now)) }
-        run(machine.received(.end(nil), now: now))
+        run(machine.received(.end, now: now))
     }
 
-    func send(_ part: HTTPServerRequestPart) {
-        if case .head(let head) = part { reader.expect(method: head.method.rawValue) }
-        run(machine.received(part, now: now))
+    func send(_ event: RequestEvent) {
+        if case .head(let head, _) = event { reader.expect(method: head.method.rawValue) }
+        run(machine.received(event, now: now))
     }
 
     /// The pipeline asks to read the socket.
@@ -202,9 +202,9 @@ final class MachineHarness {
                 pushToKernel(reentrant: true)
                 if refusal.closesAtOnce { close() }
                 action = machine.wrote(writable: isWritable, now: now)
-            case .respond(let head, let body, _, let id):
-                guard let response = answer(self, head, body, id) else {
-                    owed.append((head, body, id))
+            case .respond(let request, let id):
+                guard let response = answer(self, request.head, request.body, id) else {
+                    owed.append((request.head, request.body, id))
                     return
                 }
                 action = machine.answer(response, now: now)
@@ -307,6 +307,13 @@ final class MachineHarness {
             run(machine.responseSent(record, error: ChannelError.ioOnClosedChannel, now: now))
         }
         run(machine.channelInactive(now: now))
+    }
+}
+
+extension RequestEvent {
+    /// A head, with the facts the parser would have gathered as it read it.
+    static func head(_ head: HTTPRequestHead) -> RequestEvent {
+        .head(head, HeadFacts(head))
     }
 }
 

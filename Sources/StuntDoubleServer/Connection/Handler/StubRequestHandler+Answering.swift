@@ -10,10 +10,13 @@ extension StubRequestHandler {
     /// sends it (the admin API, a preflight, the engine, and what answers when no stub does), then hands it to the
     /// machine and returns what the machine does next (`.none` while the answer is still being worked out: the
     /// admin API's, off the event loop).
-    func respond(
-        to head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, id: Int, context: ChannelHandlerContext
-    ) -> ConnectionStateMachine.Action {
-        let route = router.route(head, canUpgrade: machine.canUpgrade)
+    func respond(to request: ConnectionStateMachine.Request, id: Int, context: ChannelHandlerContext)
+        -> ConnectionStateMachine.Action
+    {
+        let head = request.head
+        let body = request.body
+        let declaresBody = request.declaresBody
+        let route = router.route(head, canUpgrade: request.asksUpgrade && machine.canUpgrade)
         if case .admin = route, let admin = core.admin {
             respondAdmin(admin, head: head, body: body, id: id, context: context)
             return .none
@@ -28,9 +31,9 @@ extension StubRequestHandler {
         }
         let receivedAt = context.eventLoop.now
         let received = ContinuousClock.now
-        let request: HTTPIncomingRequest
+        let incoming: HTTPIncomingRequest
         do {
-            request =
+            incoming =
                 isSecure
                 ? try IncomingRequestBuilder.make(
                     head, body: body, declaresBody: declaresBody, authority: core.httpsAuthority.withLockedValue { $0 },
@@ -44,7 +47,8 @@ extension StubRequestHandler {
             core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → 400 \(error)")
             let response = ResponseStateMachine.text(
                 status: .badRequest, text: text, headers: [("Connection", "close")], id: id,
-                for: HeadRequirements(head), record: ResponseRecord(entry: nil, request: head, received: receivedAt),
+                for: HeadRequirements(head, keepAlive: request.keepAlive),
+                record: ResponseRecord(entry: nil, request: head, received: receivedAt),
                 receivedAt: receivedAt)
             return machine.answer(response, now: receivedAt)
         }
@@ -52,7 +56,7 @@ extension StubRequestHandler {
         let otherwise: RequestRouter.Fallback
         switch route {
         case .preflight(let origin, let method):
-            return answerPreflight(head, request: request, origin: origin, method: method, id: id, context: context)
+            return answerPreflight(head, request: incoming, origin: origin, method: method, id: id, context: context)
         case .stub(let crossOrigin, let fallback):
             origin = crossOrigin
             otherwise = fallback
@@ -61,20 +65,20 @@ extension StubRequestHandler {
             origin = core.configuration.answersCrossOriginRequests ? head.headers.first(name: "origin") : nil
             otherwise = .report
         }
-        let (decision, entry) = core.stubber.decide(request, via: .server, received: received)
+        let (decision, entry) = core.stubber.decide(incoming, via: .server, received: received)
         if core.hasAdmin, let address = clientAddress(context) {
             core.recordClient(address, entry: entry)
         }
         if core.logger.logLevel <= .debug {
-            let headers = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+            let headers = incoming.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
             core.logger.debug(
-                "#\(entry) \(request.method) \(core.loggedTarget(request.url.absoluteString)) headers: \(headers); body: \(request.body?.count ?? 0) bytes"
+                "#\(entry) \(incoming.method) \(core.loggedTarget(incoming.url.absoluteString)) headers: \(headers); body: \(incoming.body?.count ?? 0) bytes"
             )
             if case .unmatched(let report) = decision {
                 core.logger.debug("#\(entry) \(report.description)")
             }
         }
-        let requirements = HeadRequirements(head, crossOrigin: origin)
+        let requirements = HeadRequirements(head, keepAlive: request.keepAlive, crossOrigin: origin)
         var record = ResponseRecord(entry: entry, request: head, received: receivedAt)
         let response: ResponseStateMachine
         // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).
@@ -89,7 +93,7 @@ extension StubRequestHandler {
                 // A proxying stub: forwarded when its head is due (after its delay and the global one).
                 let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
                 return forward(
-                    head, body: body, request: request, via: stubProxy, record: record, requirements: requirements,
+                    head, body: body, request: incoming, via: stubProxy, record: record, requirements: requirements,
                     recording: nil, mappingID: plan.stub.mappingID, at: receivedAt + TimeAmount(due), id: id,
                     context: context)
             }
@@ -100,12 +104,12 @@ extension StubRequestHandler {
             if otherwise == .forward, let serverWide = core.proxy?.serverWide {
                 // Unmatched, with an upstream: forwarded (and checked, behind a validating proxy).
                 return forward(
-                    head, body: body, request: request, via: serverWide, record: record, requirements: requirements,
-                    recording: nil, at: receivedAt, checks: core.stubber.forwardedChecks(for: request), id: id,
+                    head, body: body, request: incoming, via: serverWide, record: record, requirements: requirements,
+                    recording: nil, at: receivedAt, checks: core.stubber.forwardedChecks(for: incoming), id: id,
                     context: context)
             }
             if otherwise == .staticFile, let files = core.store.root?.appendingPathComponent("__files"),
-                let file = StaticFiles.file(at: request.url.path(percentEncoded: true), in: files)
+                let file = StaticFiles.file(at: incoming.url.path(percentEncoded: true), in: files)
             {
                 // As WireMock: a file under __files/ at the request's path.
                 record.outcome = .text("a file of __files/")
@@ -130,8 +134,8 @@ extension StubRequestHandler {
                 var recording: HTTPRecording?
                 if case .recording(let attached) = reason { recording = attached as? HTTPRecording }
                 return forward(
-                    head, body: body, request: request, via: serverWide, record: record, requirements: requirements,
-                    recording: recording, at: receivedAt, checks: core.stubber.forwardedChecks(for: request), id: id,
+                    head, body: body, request: incoming, via: serverWide, record: record, requirements: requirements,
+                    recording: recording, at: receivedAt, checks: core.stubber.forwardedChecks(for: incoming), id: id,
                     context: context)
             }
             record.outcome = .text("not stubbed (no upstream)")

@@ -145,14 +145,10 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Hands a part of a request to the machine.
     private func handle(_ event: RequestEvent, context: ChannelHandlerContext) {
-        switch event {
-        case .head(let head): run(machine.received(.head(head), now: context.eventLoop.now), context: context)
-        case .body(let part): run(machine.received(.body(part), now: context.eventLoop.now), context: context)
-        case .end: run(machine.received(.end(nil), now: context.eventLoop.now), context: context)
-        case .malformed(let status, let text):
+        if case .malformed(let status, let text) = event {
             core.logger.info("malformed request → \(status.code): \(text.dropLast())")
-            run(machine.parseError(status: status, text: text, now: context.eventLoop.now), context: context)
         }
+        run(machine.received(event, now: context.eventLoop.now), context: context)
     }
 
     /// Reads the socket when the machine lets it (not while requests wait their turn).
@@ -188,8 +184,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .refuse(let refusal):
                 perform(refusal, context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
-            case .respond(let head, let body, let declaresBody, let id):
-                action = respond(to: head, body: body, declaresBody: declaresBody, id: id, context: context)
+            case .respond(let request, let id):
+                action = respond(to: request, id: id, context: context)
             case .scheduleResponseTimer(let deadline):
                 responseTimer?.cancel()
                 responseTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in

@@ -18,41 +18,22 @@ extension ConnectionStateMachine {
         }
     }
 
-    /// A part of a request arrived from the decoder. (The time is read only when it matters: a request without a
-    /// body, answered at once, reads the clock once, for its receipt.)
-    mutating func received(_ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline) -> Action {
+    /// A part of a request arrived (or bytes that did not parse: refused in their turn, after the responses to the
+    /// requests before them, then the connection closes). (The time is read only when it matters: a request
+    /// without a body, answered at once, reads the clock once, for its receipt.)
+    mutating func received(_ event: RequestEvent, now: @autoclosure () -> NIODeadline) -> Action {
         switch state.kind {
         case .answering, .responding:
-            waiting.items.append(.part(part))
+            waiting.items.append(event)
             return .none
         case .closing, .closed:
             return .none
         case .idle, .receiving, .rejecting:
             if !waiting.items.isEmpty || outbound.isWriting {
-                waiting.items.append(.part(part))
+                waiting.items.append(event)
                 return .none
             }
-            return take(part, now: now)
-        case .modifying:
-            preconditionFailure("ConnectionStateMachine is being modified")
-        }
-    }
-
-    /// What followed the requests before did not parse: answered with `status` and `text` in its turn (after the
-    /// responses to the requests before it), then the connection closes.
-    mutating func parseError(status: HTTPResponseStatus, text: String, now: NIODeadline) -> Action {
-        switch state.kind {
-        case .closing, .closed:
-            return .none
-        case .answering, .responding:
-            waiting.items.append(.malformed(status, text))
-            return .none
-        case .idle, .receiving, .rejecting:
-            if !waiting.items.isEmpty || outbound.isWriting {
-                waiting.items.append(.malformed(status, text))
-                return .none
-            }
-            return refuse(nil, status: status, text: text, closesAtOnce: true, now: now)
+            return take(event, now: now)
         case .modifying:
             preconditionFailure("ConnectionStateMachine is being modified")
         }
@@ -65,12 +46,7 @@ extension ConnectionStateMachine {
             switch state.kind {
             case .idle, .receiving, .rejecting:
                 waiting.items.removeFirst()
-                let action: Action
-                switch item {
-                case .part(let part): action = take(part, now: now)
-                case .malformed(let status, let text):
-                    action = refuse(nil, status: status, text: text, closesAtOnce: true, now: now())
-                }
+                let action = take(item, now: now)
                 if case .none = action { continue }
                 return action
             case .answering, .responding:
@@ -91,11 +67,13 @@ extension ConnectionStateMachine {
         }
     }
 
-    private mutating func take(_ part: HTTPServerRequestPart, now: () -> NIODeadline) -> Action {
-        switch part {
-        case .head(let head):
+    private mutating func take(_ event: RequestEvent, now: () -> NIODeadline) -> Action {
+        switch event {
+        case .malformed(let status, let text):
+            return refuse(nil, status: status, text: text, closesAtOnce: true, now: now())
+        case .head(let head, let facts):
             switch state.kind {
-            case .idle: return receive(head, now: now)
+            case .idle: return receive(head, facts, now: now)
             // A head while a refused request lingers: the connection closes anyway, nothing more is answered.
             case .rejecting: return .none
             case .receiving, .answering, .responding, .closing, .closed:
@@ -133,7 +111,10 @@ extension ConnectionStateMachine {
                 guard case .receiving(let receiving) = takeState() else { preconditionFailure("not receiving") }
                 state = .answering
                 return .respond(
-                    receiving.head, receiving.body ?? ByteBuffer(), declaresBody: receiving.declaresBody,
+                    Request(
+                        head: receiving.head, body: receiving.body ?? ByteBuffer(),
+                        declaresBody: receiving.declaresBody, keepAlive: receiving.keepAlive,
+                        asksUpgrade: receiving.asksUpgrade),
                     id: takeResponseID())
             case .rejecting:
                 state = .closed
@@ -146,8 +127,7 @@ extension ConnectionStateMachine {
         }
     }
 
-    private mutating func receive(_ head: HTTPRequestHead, now: () -> NIODeadline) -> Action {
-        let facts = HeadFacts(head)
+    private mutating func receive(_ head: HTTPRequestHead, _ facts: HeadFacts, now: () -> NIODeadline) -> Action {
         if let (status, text) = problem(with: head, facts) {
             return refuse(head, status: status, text: text, now: now())
         }
@@ -157,18 +137,19 @@ extension ConnectionStateMachine {
                 head, status: .payloadTooLarge, text: tooLargeText(declared: declared),
                 closesAtOnce: facts.expectsContinue, now: now())
         }
+        let keepAlive = facts.keepAlive(head.version)
         guard facts.hasBody else {
             state = .receiving(
                 Receiving(
                     head: head, declaredLength: facts.contentLength, declaresBody: facts.declaresBody,
-                    lastActivity: outbound.lastProgress))
+                    lastActivity: outbound.lastProgress, keepAlive: keepAlive, asksUpgrade: facts.hasUpgrade))
             return .none
         }
         let time = now()
         state = .receiving(
             Receiving(
                 head: head, declaredLength: facts.contentLength, declaresBody: facts.declaresBody,
-                lastActivity: time))
+                lastActivity: time, keepAlive: keepAlive, asksUpgrade: facts.hasUpgrade))
         if facts.expectsContinue, head.version == .http1_1 {
             outbound.isWriting = true
             return .writeContinue

@@ -85,18 +85,28 @@ struct ConnectionStateMachine {
         let declaresBody: Bool
         /// When body bytes last arrived (or the head).
         var lastActivity: NIODeadline
+        /// Whether the connection stays open after the answer (the version and `Connection` say so).
+        let keepAlive: Bool
+        /// Whether the head has an `Upgrade` field.
+        let asksUpgrade: Bool
     }
 
-    /// What arrived from the decoder and waits its turn behind the request in progress.
-    enum Inbound {
-        case part(HTTPServerRequestPart)
-        /// The bytes after the requests before did not parse: refused in turn, then the connection closes.
-        case malformed(HTTPResponseStatus, String)
+    /// A request whose body has been read, for the handler to answer.
+    struct Request {
+        let head: HTTPRequestHead
+        let body: ByteBuffer
+        /// Whether the head gave a length or a transfer coding (an empty body, not none).
+        let declaresBody: Bool
+        /// Whether the connection stays open after the answer, as the request asks.
+        let keepAlive: Bool
+        /// Whether the head has an `Upgrade` field (a WebSocket's asks for one).
+        let asksUpgrade: Bool
     }
 
-    /// Requests that arrived while one was being answered (pipelining), in order.
+    /// Requests that arrived while one was being answered (pipelining), in order, and what followed them that did
+    /// not parse.
     struct Waiting {
-        var items = CircularBuffer<Inbound>()
+        var items = CircularBuffer<RequestEvent>()
         /// Whether a read was asked for while items were waiting (made once they have been taken).
         var readHeld = false
     }
@@ -141,9 +151,8 @@ struct ConnectionStateMachine {
         /// ``wrote(writable:now:)``.
         case refuse(Refusal)
         /// The request is whole: work out its answer, as the response numbered `id`, and hand it to
-        /// ``answer(_:now:)``. `declaresBody` says whether the head gave a length or a transfer coding (an empty
-        /// body, not none).
-        case respond(HTTPRequestHead, ByteBuffer, declaresBody: Bool, id: Int)
+        /// ``answer(_:now:)``.
+        case respond(Request, id: Int)
         /// Set the response's timer (replacing any), then report with ``responseTimerFired(now:)``.
         case scheduleResponseTimer(NIODeadline)
         /// Set the connection's timer (replacing any), then report with ``connectionTimerFired(now:)``.

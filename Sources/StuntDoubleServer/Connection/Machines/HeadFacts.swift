@@ -3,8 +3,9 @@ import NIOCore
 import NIOHTTP1
 
 /// What the server must know of a request's head before it reads the body, gathered in one pass over its fields
-/// (looking fields up by name, one name at a time, cost more than the rest of reading a request).
-struct HeadFacts {
+/// (looking fields up by name, one name at a time, cost more than the rest of reading a request): by the HTTP/1.1
+/// parser as it reads each field, or from an HTTP/2 stream's head.
+struct HeadFacts: Equatable, Sendable {
     /// The head as sent: the request line, each field with its `: ` and CRLF, the empty line.
     private(set) var size: Int
     private(set) var hostCount = 0
@@ -19,30 +20,60 @@ struct HeadFacts {
     var declaresBody: Bool { contentLength != nil || hasTransferCoding }
     /// Whether the head has a `Transfer-Encoding`.
     private(set) var hasTransferCoding = false
+    /// Whether the head has an `Upgrade` field (a WebSocket's asks for one).
+    private(set) var hasUpgrade = false
+    /// What the `Connection` fields say: `close`, `keep-alive`, neither.
+    private var closes = false
+    private var keepsAlive = false
 
+    /// The facts of a head read whole (an HTTP/2 stream's).
     init(_ head: HTTPRequestHead) {
-        size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
-        for (name, value) in head.headers {
-            size += name.utf8.count + value.utf8.count + 4
-            switch name.utf8.count {
-            case 4 where Self.name(name, is: "host"):
-                hostCount += 1
-            case 6 where Self.name(name, is: "expect"):
-                expectsContinue = expectsContinue || Self.name(value, is: "100-continue")
-            case 14 where Self.name(name, is: "content-length"):
-                if contentLength == nil { contentLength = Int(value) }
-            case 17 where Self.name(name, is: "transfer-encoding"):
-                hasTransferCoding = true
-                for coding in value.split(separator: ",") {
-                    let trimmed = coding.trimmingCharacters(in: .whitespaces)
-                    if unknownTransferCoding == nil, !Self.name(trimmed, is: "chunked") {
-                        unknownTransferCoding = trimmed.lowercased()
-                    }
-                }
-            default:
-                break
+        self.init(method: head.method, target: head.uri)
+        for (name, value) in head.headers { add(name: name, value: value) }
+    }
+
+    /// The facts of a request line; its fields follow with ``add(name:value:)``.
+    init(method: HTTPMethod, target: String) {
+        size = method.rawValue.utf8.count + target.utf8.count + 12
+    }
+
+    /// Takes in one field of the head.
+    mutating func add(name: String, value: String) {
+        size += name.utf8.count + value.utf8.count + 4
+        switch name.utf8.count {
+        case 4 where Self.name(name, is: "host"):
+            hostCount += 1
+        case 6 where Self.name(name, is: "expect"):
+            expectsContinue = expectsContinue || Self.name(value, is: "100-continue")
+        case 7 where Self.name(name, is: "upgrade"):
+            hasUpgrade = true
+        case 10 where Self.name(name, is: "connection"):
+            for token in value.split(separator: ",") {
+                let trimmed = token.trimmingCharacters(in: .whitespaces)
+                if Self.name(trimmed, is: "close") { closes = true }
+                if Self.name(trimmed, is: "keep-alive") { keepsAlive = true }
             }
+        case 14 where Self.name(name, is: "content-length"):
+            if contentLength == nil { contentLength = Int(value) }
+        case 17 where Self.name(name, is: "transfer-encoding"):
+            hasTransferCoding = true
+            for coding in value.split(separator: ",") {
+                let trimmed = coding.trimmingCharacters(in: .whitespaces)
+                if unknownTransferCoding == nil, !Self.name(trimmed, is: "chunked") {
+                    unknownTransferCoding = trimmed.lowercased()
+                }
+            }
+        default:
+            break
         }
+    }
+
+    /// Whether the connection stays open after the answer, as the request's version and `Connection` fields say
+    /// (HTTP/1.1 unless `close`; HTTP/1.0 only with `keep-alive`; an HTTP/2 stream's connection always).
+    func keepAlive(_ version: HTTPVersion) -> Bool {
+        if version.major >= 2 { return true }
+        if version.major == 1, version.minor >= 1 { return !closes }
+        return keepsAlive && !closes
     }
 
     /// Whether a text is a lower-case ASCII word, ignoring case. (Over the text's bytes in place when it has them

@@ -13,6 +13,11 @@ extension ResponseStateMachine {
     ) -> ResponseStateMachine {
         var record = record
         record.outcome = .stub(plan.stub, note: nil)
+        // The usual case first: a response the stub answered with before, its wire form kept with it (no look at
+        // the response itself, whose copy is a runtime call: it holds Foundation's `Data`).
+        if let wire = plan.derived(StubWireResponse.self), requirements.version.major < 2 || wire.status.code >= 200 {
+            return playing(wire, plan: plan, id: id, for: requirements, record: record, at: receivedAt, shift: shift)
+        }
         switch plan.action {
         case .fail(let error):
             let steps = ResponseSteps(plan, at: shift)
@@ -39,31 +44,33 @@ extension ResponseStateMachine {
                     text: "The response of \(plan.stub) cannot be sent: \(problem). Fix the stub.\n", id: id,
                     for: requirements, record: record, receivedAt: receivedAt)
             }
-            let wire =
-                plan.derived(StubWireResponse.self)
-                ?? {
-                    let made = StubWireResponse(response, stub: plan.stub)
-                    plan.storeDerived(made)
-                    return made
-                }()
-            let playing: WireResponse
-            if requirements.takesUsualHead, !wire.closes {
-                playing = wire.usual
-            } else {
-                let (head, keepAlive) = requirements.head(
-                    status: wire.status, headers: wire.headers, closes: wire.closes)
-                playing = WireResponse(head: head, keepAlive: keepAlive, body: wire.body)
-            }
-            record.statusCode = Int(wire.status.code)
-            let sendsBody = requirements.sendsBody(playing.head)
-            return ResponseStateMachine(
-                id: id,
-                state: .playing(
-                    Playing(
-                        wire: playing, chunked: sendsBody && playing.head.framing == .chunked,
-                        steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt, record: record))
-            )
+            let wire = StubWireResponse(response, stub: plan.stub)
+            plan.storeDerived(wire)
+            return playing(wire, plan: plan, id: id, for: requirements, record: record, at: receivedAt, shift: shift)
         }
+    }
+
+    /// A stub's response, played from its wire form.
+    private static func playing(
+        _ wire: StubWireResponse, plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements,
+        record: ResponseRecord, at receivedAt: NIODeadline, shift: Duration
+    ) -> ResponseStateMachine {
+        let playing: WireResponse
+        if requirements.takesUsualHead, !wire.closes {
+            playing = wire.usual
+        } else {
+            let (head, keepAlive) = requirements.head(status: wire.status, headers: wire.headers, closes: wire.closes)
+            playing = WireResponse(head: head, keepAlive: keepAlive, body: wire.body)
+        }
+        var record = record
+        record.statusCode = Int(wire.status.code)
+        let sendsBody = requirements.sendsBody(playing.head)
+        return ResponseStateMachine(
+            id: id,
+            state: .playing(
+                Playing(
+                    wire: playing, chunked: sendsBody && playing.head.framing == .chunked,
+                    steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt, record: record)))
     }
 
     /// A plain-text response of the server's own, due now.

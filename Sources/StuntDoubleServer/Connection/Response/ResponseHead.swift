@@ -118,9 +118,11 @@ struct HeadRequirements: Sendable {
     /// carries `CrossOrigin.adding(origin:to:)`'s fields.
     let crossOrigin: String?
 
-    init(_ request: HTTPRequestHead, crossOrigin: String? = nil) {
+    /// What `request` asks of its heads; `keepAlive` is whether it asks to keep its connection (read with its
+    /// head's fields), or `nil` to read it from the head.
+    init(_ request: HTTPRequestHead, keepAlive: Bool? = nil, crossOrigin: String? = nil) {
         version = request.version
-        keepsAlive = request.isKeepAlive
+        keepsAlive = keepAlive ?? request.isKeepAlive
         isHead = request.method == .HEAD
         self.crossOrigin = crossOrigin
     }

@@ -144,18 +144,17 @@ struct HTTP1RequestParser {
             return nil
         case .invalid(let status, let reason):
             return fail(status, reason)
-        case .head(let head, let length, let framing):
+        case .head(let head, let facts, let length, let framing):
             pending.moveReaderIndex(forwardBy: length)
             searchedFrom = 0
-            isLast =
-                !head.isKeepAlive || (head.version == .http1_0 && head.headers.contains(name: "transfer-encoding"))
+            isLast = !facts.keepAlive(head.version) || (head.version == .http1_0 && facts.hasTransferCoding)
             switch framing {
             case .none: state = .ending(last: isLast)
             case .length(let length): state = length == 0 ? .ending(last: isLast) : .body(remaining: length)
             case .chunked: state = .chunkSize
             }
             compact()
-            return .head(head)
+            return .head(head, facts)
         }
     }
 
@@ -169,8 +168,8 @@ struct HTTP1RequestParser {
         /// No empty line yet; the search goes on from the offset given.
         case incomplete(Int)
         case invalid(HTTPResponseStatus, String)
-        /// A head, its length in bytes, and how its body is framed.
-        case head(HTTPRequestHead, Int, Framing)
+        /// A head, what the server must know of it, its length in bytes, and how its body is framed.
+        case head(HTTPRequestHead, HeadFacts, Int, Framing)
     }
 
     /// Reads a head at the start of `bytes`, once its empty line has arrived.
@@ -219,6 +218,7 @@ struct HTTP1RequestParser {
         }
         var fields: [(String, String)] = []
         fields.reserveCapacity(8)
+        var facts = HeadFacts(method: line.method, target: line.target)
         var contentLength: Int?
         var lengthCount = 0
         var transferCodings: Substring?
@@ -241,6 +241,7 @@ struct HTTP1RequestParser {
             default:
                 break
             }
+            facts.add(name: name, value: value)
             fields.append((name, value))
         }
         if lengthCount > 1 {
@@ -264,7 +265,7 @@ struct HTTP1RequestParser {
         }
         let head = HTTPRequestHead(
             version: line.version, method: line.method, uri: line.target, headers: HTTPHeaders(fields))
-        return .head(head, end, framing)
+        return .head(head, facts, end, framing)
     }
 
     /// A field line: a token, a colon (no space before it), the value without the spaces around it.
