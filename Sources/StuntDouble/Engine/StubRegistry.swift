@@ -238,6 +238,23 @@ struct StubRegistry: Sendable {
             }
             return nil
         }
+        // The other usual case: only path stubs exist (WireMock's `urlPath` mappings), and one bucket applies.
+        if registry.pointee.exact.isEmpty, registry.pointee.hostPath.isEmpty, registry.pointee.hosts.isEmpty,
+            registry.pointee.hostTemplates.isEmpty, registry.pointee.anyHostTemplates.isEmpty,
+            registry.pointee.urlPrefixes.isEmpty, registry.pointee.scan.isEmpty
+        {
+            guard let bucket = registry.pointee.paths[RequestRoute.trimmingTrailingSlash(route.path)] else {
+                return nil
+            }
+            for entry in bucket.entries.reversed() {
+                if let match = RegistryMatch(
+                    entry, entry.evaluate(request, foundByExactKey: false, available: available))
+                {
+                    return match
+                }
+            }
+            return nil
+        }
         // Empty indexes are skipped, so that no key is hashed for nothing.
         var buckets: [Bucket] = []
         // The exact-URL bucket, when there is one, is the first.

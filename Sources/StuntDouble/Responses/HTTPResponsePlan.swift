@@ -438,3 +438,25 @@ extension HTTPResponsePlan {
         }
     }
 }
+
+extension HTTPStubRequest {
+    /// A plan of each of the stub's fixed responses (the ones that do not depend on the request), its request a
+    /// placeholder: for delivery paths that derive what they need from a response before any request comes (the
+    /// stub server makes a response's wire form when the stub is loaded, with ``HTTPResponsePlan/storeDerived(_:)``,
+    /// so that its first request costs no more than the others).
+    package func fixedResponsePlans() -> [HTTPResponsePlan] {
+        let definition = snapshot().definition
+        var responses: [HTTPStubResponse] = []
+        for source in Array(definition.responses.values) + [definition.everyMethod].compactMap({ $0 }) {
+            switch source {
+            case .fixed(let response): responses.append(response)
+            case .sequence(let sequence): responses += sequence.responses
+            case .echo, .dynamic: break
+            }
+        }
+        guard !responses.isEmpty, let url = URL(string: "http://localhost/"),
+            let placeholder = try? HTTPIncomingRequest(method: .get, url: url)
+        else { return [] }
+        return responses.map { HTTPResponsePlan(stub: self, request: placeholder, response: $0) }
+    }
+}

@@ -124,6 +124,7 @@ final class MappingStore: Sendable {
     /// Makes the stub of a spec and adds it to the stubber.
     private func add(_ spec: MappingSpec, origin: Origin, unsaved: Bool) -> Entry {
         let stub = spec.makeStub { self.stubber.scenario(named: $0) }
+        StubWireResponse.prepare(stub)
         stubber.add(stub: stub)
         return Entry(stub: stub, spec: spec, origin: origin, isUnsaved: unsaved)
     }
@@ -273,8 +274,10 @@ final class MappingStore: Sendable {
             return files
         }
         let made = files.specs.map { spec in
-            Entry(
-                stub: spec.makeStub { self.stubber.scenario(named: $0) }, spec: spec,
+            let stub = spec.makeStub { self.stubber.scenario(named: $0) }
+            StubWireResponse.prepare(stub)
+            return Entry(
+                stub: stub, spec: spec,
                 origin: .file(Self.relativePath(of: spec.file, display: display), isList: spec.isInList),
                 isUnsaved: false)
         }

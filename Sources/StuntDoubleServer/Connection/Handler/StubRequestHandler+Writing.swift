@@ -6,20 +6,34 @@ import StuntDouble
 import StuntDoubleWireMock
 
 extension StubRequestHandler {
-    /// Writes a write of the machine's and flushes; the write that ends a response carries the promise that tells
-    /// the machine when the response has gone out.
+    /// Writes a write of the machine's and flushes. When the write ends a response, the machine hears once the
+    /// response has gone out: at once when the flush left nothing in the channel (the usual answer, taken by the
+    /// kernel whole: no promise made for it), else when a promise that follows its last bytes completes.
     func perform(_ writes: borrowing ResponseWrites, context: ChannelHandlerContext) {
-        var promise: EventLoopPromise<Void>?
-        if let ended = writes.ends {
-            let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.assumeIsolated().whenComplete { [self] result in
-                var error: (any Error)?
-                if case .failure(let failure) = result { error = failure }
-                run(machine.responseSent(ended, error: error, now: context.eventLoop.now), context: context)
-            }
-            promise = sent
+        guard let ended = writes.ends else {
+            return writer.write(writes, promise: nil, context: context)
         }
-        writer.write(writes, promise: promise, context: context)
+        if writer == .http1 {
+            writer.write(writes, promise: nil, context: context)
+            if let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 {
+                return run(machine.responseSent(ended, error: nil, now: context.eventLoop.now), context: context)
+            }
+            // Some of it waits for the client: the promise of an empty write after it completes when it has gone.
+            context.writeAndFlush(NIOAny(ByteBuffer()), promise: sent(ended, context: context))
+            return
+        }
+        writer.write(writes, promise: sent(ended, context: context), context: context)
+    }
+
+    /// A promise that tells the machine the response `ended` has gone out (or could not) when it completes.
+    private func sent(_ ended: ResponseRecord, context: ChannelHandlerContext) -> EventLoopPromise<Void> {
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        sent.futureResult.assumeIsolated().whenComplete { [self] result in
+            var error: (any Error)?
+            if case .failure(let failure) = result { error = failure }
+            run(machine.responseSent(ended, error: error, now: context.eventLoop.now), context: context)
+        }
+        return sent
     }
 
     /// Writes a plain-text response of the server's own that ends the connection (with `Connection: close`, and

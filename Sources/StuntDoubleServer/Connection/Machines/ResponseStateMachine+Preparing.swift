@@ -141,8 +141,21 @@ extension ResponseStateMachine {
 }
 
 /// A stub's response as the wire needs it, made once per stub and response object and kept with the response
-/// (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same bytes.
+/// (`HTTPResponsePlan.derived(_:)`): most requests a stub answers get the same bytes. Made when the stub is loaded
+/// (``prepare(_:)``), or else by the first request it answers.
 final class StubWireResponse: Sendable {
+    /// Makes the wire form of each of a stub's fixed responses now, as it is loaded: its first request then costs
+    /// what the others do (with a thousand stubs each asked a few times, making them on first use was a tenth of
+    /// the server's work).
+    static func prepare(_ stub: HTTPStubRequest) {
+        for plan in stub.fixedResponsePlans() where plan.derived(StubWireResponse.self) == nil {
+            guard plan.proxy == nil, case .respond(let response) = plan.action, response.wireProblem == nil else {
+                continue
+            }
+            plan.storeDerived(StubWireResponse(response, stub: stub))
+        }
+    }
+
     let status: HTTPResponseStatus
     /// The response's fields, and `Matched-Stub-Id` and `-Name` for a mapping.
     let headers: NIOHTTP1.HTTPHeaders

@@ -460,9 +460,26 @@ private struct RequestLine {
                     reason: "HTTP/\(major).\(minor) is not spoken on this connection (HTTP/1.0 and 1.1 are; HTTP/2 "
                         + "by ALPN on the HTTPS listener)"))
         }
-        let method = HTTPMethod(rawValue: HTTP1RequestParser.string(bytes, range.lowerBound..<methodEnd))
+        let method =
+            knownMethod(UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<methodEnd]))
+            ?? HTTPMethod(rawValue: HTTP1RequestParser.string(bytes, range.lowerBound..<methodEnd))
         let target = HTTP1RequestParser.string(bytes, targetStart..<targetEnd)
         return .success(RequestLine(method: method, target: target, version: HTTPVersion(major: major, minor: minor)))
+    }
+
+    /// The usual methods, told apart by their bytes (no text made for them).
+    private static func knownMethod(_ bytes: UnsafeRawBufferPointer) -> HTTPMethod? {
+        func equals(_ word: StaticString) -> Bool {
+            word.utf8CodeUnitCount == bytes.count && memcmp(bytes.baseAddress!, word.utf8Start, bytes.count) == 0
+        }
+        switch bytes.count {
+        case 3: return equals("GET") ? .GET : equals("PUT") ? .PUT : nil
+        case 4: return equals("POST") ? .POST : equals("HEAD") ? .HEAD : nil
+        case 5: return equals("PATCH") ? .PATCH : nil
+        case 6: return equals("DELETE") ? .DELETE : nil
+        case 7: return equals("OPTIONS") ? .OPTIONS : nil
+        default: return nil
+        }
     }
 
     private static func digit(_ byte: UInt8) -> Int? {
