@@ -662,6 +662,55 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(10))")
     }
 
+    /// 200 keep-alive connections drawn from seeds, whose client reads each response in pieces, pausing for up to
+    /// three idle timeouts while the server's kernel holds what it has not taken (up to 4 MiB), then sends the next
+    /// request soon after: every response arrives whole, the connection stays open to the last, and closes once it is
+    /// idle for real. (What the client's own receive buffer holds, the server cannot see: a client slower than the
+    /// idle timeout to read that, and ask again, is idle as far as any server can tell.)
+    @Test func generatedSlowClientsKeepTheirConnections() throws {
+        var failures: [String] = []
+        for seed in UInt64(1)...200 {
+            var random = PaceState(random: seed ^ 0x5105)
+            func draw(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+            let idle = TimeAmount.seconds(Int64(1 + draw(3)))
+            let body = patternBytes([10_000, 300_000, 1 << 20, 3 << 20][draw(4)], seed: seed)
+            let kernel = [256 << 10, 1 << 20, 4 << 20][draw(3)]
+            let harness = Self.serving(body, kernel: kernel, limits: MachineHarness.limits(idle: idle))
+            let count = 2 + draw(4)
+            var failed = false
+            for index in 0..<count {
+                harness.send(MachineHarness.head())
+                var rounds = 0
+                while harness.reader.responses.count <= index, !harness.isClosed, rounds < 20_000 {
+                    try harness.clientReads(upTo: 1 + draw(200_000))
+                    if harness.reader.responses.count > index { break }
+                    // Now and then a pause of up to three idle timeouts, taking nothing, while the server's kernel
+                    // still holds bytes of the response.
+                    let long = harness.serverHeld > 0 && draw(8) == 0
+                    let pause = long ? draw(Int(3 * idle.nanoseconds / 1_000_000)) : draw(20)
+                    harness.advance(by: .milliseconds(Int64(pause)))
+                    rounds += 1
+                }
+                if harness.isClosed || harness.reader.responses.count <= index {
+                    failures.append(
+                        "seed \(seed): response \(index + 1) of \(count) (\(body.count) B, kernel \(kernel), idle "
+                            + "\(idle)): closed \(harness.isClosed) after \(harness.elapsed) s")
+                    failed = true
+                    break
+                }
+                // The next request soon after the last byte: well within the idle timeout.
+                harness.advance(by: .milliseconds(Int64(draw(Int(idle.nanoseconds / 2_000_000)))))
+            }
+            if failed { continue }
+            if harness.reader.responses.map(\.digest) != Array(repeating: body.sha256, count: count) {
+                failures.append("seed \(seed): a response was not whole")
+            }
+            harness.advance(by: idle * 3 + .seconds(30))
+            if !harness.isClosed { failures.append("seed \(seed): not closed when idle") }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(10))")
+    }
+
     private func isNone(_ action: ConnectionStateMachine.Action) -> Bool {
         if case .none = action { return true }
         return false

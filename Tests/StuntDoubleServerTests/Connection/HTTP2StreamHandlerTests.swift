@@ -15,53 +15,9 @@ import Testing
 /// writable again when a flush sends them, as a stream's flow control does, reporting each change in the middle of
 /// the write or flush.
 @Suite struct HTTP2StreamHandlerTests {
-    /// What a stream does with the frames it is given: queues them, turns unwritable past 64 KiB of DATA, and on a
-    /// flush sends everything (a client with window) and turns writable again.
-    final class StreamModel: ChannelOutboundHandler {
-        typealias OutboundIn = HTTP2Frame.FramePayload
-        typealias OutboundOut = HTTP2Frame.FramePayload
-        private var queued: [(HTTP2Frame.FramePayload, EventLoopPromise<Void>?)] = []
-        private var pending = 0
-        /// Whether a flush sends what is queued (a client with window), or keeps it.
-        var sends = true
-        private(set) var reports = 0
-
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            let payload = unwrapOutboundIn(data)
-            queued.append((payload, promise))
-            if case .data(let data) = payload { pending += data.data.readableBytes }
-            if pending > 64 << 10, context.channel.isWritable {
-                (context.channel as! EmbeddedChannel).isWritable = false
-                reports += 1
-                context.fireChannelWritabilityChanged()
-            }
-        }
-
-        func flush(context: ChannelHandlerContext) {
-            guard sends else { return }
-            send(context: context)
-        }
-
-        /// The client opened its window: send what is queued.
-        func drain(context: ChannelHandlerContext) {
-            send(context: context)
-        }
-
-        private func send(context: ChannelHandlerContext) {
-            let taken = queued
-            queued.removeAll()
-            pending = 0
-            for (payload, promise) in taken {
-                context.write(wrapOutboundOut(payload), promise: promise)
-            }
-            context.flush()
-            if !context.channel.isWritable {
-                (context.channel as! EmbeddedChannel).isWritable = true
-                reports += 1
-                context.fireChannelWritabilityChanged()
-            }
-        }
-    }
+    /// What a stream does with the frames it is given: its DATA count against the water marks (a client with
+    /// window, or not).
+    typealias StreamModel = WritabilityModel<HTTP2Frame.FramePayload>
 
     /// One response as the client sees it.
     struct Received {
@@ -82,7 +38,10 @@ import Testing
             configure(&configuration)
             let core = ServerCore(stubber: stubber, configuration: configuration)
             channel = EmbeddedChannel()
-            model = StreamModel()
+            model = StreamModel { payload in
+                if case .data(let data) = payload { return data.data.readableBytes }
+                return 0
+            }
             try channel.pipeline.syncOperations.addHandler(model)
             try channel.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
             try channel.pipeline.syncOperations.addHandler(

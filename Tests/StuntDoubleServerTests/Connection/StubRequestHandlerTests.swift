@@ -12,53 +12,8 @@ import Testing
 /// again when a flush sends them, reporting each change in the middle of the write or flush, as NIO's socket
 /// channels do: the order of events that cut every plain-HTTP body at 131,072 bytes.
 @Suite struct StubRequestHandlerTests {
-    /// What NIO's socket channel does with writes: queues them, turns unwritable past the high water mark, and
-    /// on a flush sends everything (a kernel with room) and turns writable again, telling the pipeline at once.
-    final class SocketModel: ChannelOutboundHandler {
-        typealias OutboundIn = ByteBuffer
-        typealias OutboundOut = ByteBuffer
-        private var queued: [(ByteBuffer, EventLoopPromise<Void>?)] = []
-        private var pending = 0
-        /// Whether a flush sends what is queued (a client that reads), or keeps it (one that does not, yet).
-        var sends = true
-        private(set) var reports = 0
-
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            let buffer = unwrapOutboundIn(data)
-            queued.append((buffer, promise))
-            pending += buffer.readableBytes
-            if pending > 64 << 10, context.channel.isWritable {
-                (context.channel as! EmbeddedChannel).isWritable = false
-                reports += 1
-                context.fireChannelWritabilityChanged()
-            }
-        }
-
-        func flush(context: ChannelHandlerContext) {
-            guard sends else { return }
-            send(context: context)
-        }
-
-        /// The client read everything: send what is queued.
-        func drain(context: ChannelHandlerContext) {
-            send(context: context)
-        }
-
-        private func send(context: ChannelHandlerContext) {
-            let taken = queued
-            queued.removeAll()
-            pending = 0
-            for (buffer, promise) in taken {
-                context.write(wrapOutboundOut(buffer), promise: promise)
-            }
-            context.flush()
-            if !context.channel.isWritable {
-                (context.channel as! EmbeddedChannel).isWritable = true
-                reports += 1
-                context.fireChannelWritabilityChanged()
-            }
-        }
-    }
+    /// What NIO's socket channel does with writes (a kernel with room, or not).
+    typealias SocketModel = WritabilityModel<ByteBuffer>
 
     struct Connection {
         let channel: EmbeddedChannel
@@ -71,7 +26,7 @@ import Testing
             configure(&configuration)
             let core = ServerCore(stubber: stubber, configuration: configuration)
             channel = EmbeddedChannel()
-            socket = SocketModel()
+            socket = SocketModel(size: \.readableBytes)
             try channel.pipeline.syncOperations.addHandler(socket)
             try channel.pipeline.syncOperations.addHandler(StubRequestHandler(core: core))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()

@@ -14,8 +14,9 @@ import StuntDouble
 ///   buffer and the client's receive buffer together); the response a write ends is sent when its last byte is
 ///   in the kernel;
 /// - the client takes bytes out of the kernel when the test says (`clientReads`), and reads them as HTTP
-///   responses (`reader`); asked (`.probeKernel`), the kernel says what the client has taken and what it still
-///   holds (or nothing, as for an HTTP/2 stream, when `kernelAnswers` is off);
+///   responses (`reader`); asked (`.probeKernel`), the kernel says what the client's side has taken and what the
+///   server's side still holds: the first `clientBuffer` bytes it holds are in the client's receive buffer, which
+///   the server cannot see (or it says nothing, as for an HTTP/2 stream, when `kernelAnswers` is off);
 /// - timers fire when the test moves the clock past them.
 final class MachineHarness {
     var machine: ConnectionStateMachine
@@ -30,6 +31,10 @@ final class MachineHarness {
     var kernelCapacity: Int
     /// Whether the kernel answers probes (a TCP socket's does; an HTTP/2 stream has none to ask).
     var kernelAnswers = true
+    /// How much of what the kernel holds is in the client's receive buffer (delivered, as the server's kernel counts).
+    var clientBuffer = 64 << 10
+    /// What the server's kernel still holds for the client (beyond the client's receive buffer).
+    var serverHeld: Int { max(0, inKernel.readableBytes - clientBuffer) }
     private(set) var inKernel = ByteBuffer()
     var reader = HTTPResponseReader()
     private(set) var clientBytes = 0
@@ -178,7 +183,7 @@ final class MachineHarness {
     func run(_ first: ConnectionStateMachine.Action) {
         var action = first
         while true {
-            trace.append("\(action)".prefix(120).description)
+            trace.append("\(elapsed) \("\(action)".prefix(120))")
             switch action {
             case .none:
                 return
@@ -218,7 +223,9 @@ final class MachineHarness {
                 probes += 1
                 let look =
                     kernelAnswers && !isClosed
-                    ? KernelBacklog(delivered: UInt64(clientBytes), held: inKernel.readableBytes) : nil
+                    ? KernelBacklog(
+                        delivered: UInt64(clientBytes + inKernel.readableBytes - serverHeld), held: serverHeld)
+                    : nil
                 action = machine.kernelBacklog(look, now: now)
             case .startUpstream:
                 upstreamCalls.append("start")
@@ -232,10 +239,15 @@ final class MachineHarness {
             case .abandonUpstream:
                 upstreamCalls.append("abandon")
                 return
-            case .finish(let record, let error, let thenClose):
+            case .finish(let record, let error, let then):
                 finished.append((record, error))
-                if thenClose { close() }
-                return
+                switch then {
+                case .nothing: return
+                case .close:
+                    close()
+                    return
+                case .scheduleConnectionTimer(let deadline): action = .scheduleConnectionTimer(deadline)
+                }
             case .fail(let failure, let record):
                 finished.append((record, failure.error))
                 if case .fault(let fault, _) = failure {

@@ -216,10 +216,17 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             case .abandonUpstream:
                 return
-            case .finish(let record, let error, let thenClose):
+            case .finish(let record, let error, let then):
                 finish(record, error: error)
-                if thenClose { close(context: context) }
-                return
+                switch then {
+                case .nothing:
+                    return
+                case .close:
+                    close(context: context)
+                    return
+                case .scheduleConnectionTimer(let deadline):
+                    action = .scheduleConnectionTimer(deadline)
+                }
             case .fail(let failure, let record):
                 finish(record, error: failure.error)
                 switch failure {

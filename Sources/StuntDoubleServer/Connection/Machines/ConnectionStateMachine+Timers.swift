@@ -17,13 +17,19 @@ extension ConnectionStateMachine {
     /// socket, as an HTTP/2 stream is not).
     mutating func kernelBacklog(_ look: KernelBacklog?, now: NIODeadline) -> Action {
         if let look {
-            // Progress: the client took bytes since the last look (or the last of them). A first look that finds
-            // bytes waiting has nothing to compare with, and starts the count.
+            // Progress: the client took bytes since the last look, or the last of them (which a watched response
+            // may have reached since it was sent). A first look that finds bytes waiting has nothing to compare with,
+            // and starts the count.
             let last = outbound.lastLook
-            if last.map({ look.delivered != $0.delivered || ($0.held > 0 && look.held == 0) }) ?? (look.held > 0) {
+            let drained = look.held == 0 && (outbound.mayHold || (last?.held ?? 0) > 0)
+            if drained || (last.map { look.delivered != $0.delivered } ?? (look.held > 0)) {
                 outbound.lastProgress = now
             }
             outbound.lastLook = look
+            outbound.mayHold = look.held > 0
+        } else {
+            // The kernel cannot say: timeouts count from the last progress seen.
+            outbound.mayHold = false
         }
         return review(now: now, look: .some(look))
     }
@@ -64,14 +70,22 @@ extension ConnectionStateMachine {
             }
             return armConnectionTimer(at: lingerUntil)
         case .idle(let since) where isQuiet:
+            if outbound.mayHold {
+                // A large response may still be in the kernel: look until it has all been delivered.
+                guard look != nil else { return .probeKernel }
+                if outbound.mayHold {
+                    if now >= outbound.lastProgress + limits.sendTimeout { return giveUpOnReader() }
+                    return armConnectionTimer(at: now + limits.drainWatch)
+                }
+            }
             let deadline = max(since, outbound.lastProgress) + limits.idleTimeout
             if now < deadline { return armConnectionTimer(at: deadline) }
             // The idle time is up, unless the client has not taken everything yet.
-            guard let look else { return .probeKernel }
-            if let look, look.held > 0 {
+            guard look != nil else { return .probeKernel }
+            if outbound.mayHold {
                 // Not idle: the client has yet to take what it was sent (or stopped taking it).
                 if now >= outbound.lastProgress + limits.sendTimeout { return giveUpOnReader() }
-                return armConnectionTimer(at: now + limits.probeInterval)
+                return armConnectionTimer(at: now + limits.drainWatch)
             }
             state = .closed
             return .close(.idle)
@@ -96,7 +110,7 @@ extension ConnectionStateMachine {
         let previous = state
         state = .closed
         if case .responding(var response) = previous, let record = response.endEarly() {
-            return .finish(record, error: StalledReader(timeout: limits.sendTimeout), thenClose: true)
+            return .finish(record, error: StalledReader(timeout: limits.sendTimeout), then: .close)
         }
         return .close(.stalledReader)
     }
@@ -107,6 +121,14 @@ extension ConnectionStateMachine {
         if let set = timers.connection, set <= deadline { return .none }
         timers.connection = deadline
         return .scheduleConnectionTimer(deadline)
+    }
+
+    /// `armConnectionTimer`, as what follows a response's end.
+    mutating func armConnectionTimerAction(at deadline: NIODeadline) -> AfterFinish {
+        if case .scheduleConnectionTimer(let set) = armConnectionTimer(at: deadline) {
+            return .scheduleConnectionTimer(set)
+        }
+        return .nothing
     }
 
     mutating func armResponseTimer(at deadline: NIODeadline) -> Action {

@@ -68,24 +68,30 @@ extension ConnectionStateMachine {
         outbound.lastProgress = now
         if let error {
             // The connection is broken: closing it ends whatever follows (`channelInactive`).
-            return .finish(record, error: error, thenClose: true)
+            return .finish(record, error: error, then: .close)
         }
+        if record.bytesWritten >= limits.watchedSize { outbound.mayHold = true }
         switch state.kind {
         case .closing where outbound.unsent == 0:
             // The last response has gone (a response before it may be sent after the last is handed over: then
             // the connection waits for the last).
             state = .closed
-            return .finish(record, error: nil, thenClose: true)
+            return .finish(record, error: nil, then: .close)
         case .idle
         where isQuiescing && waiting.items.isEmpty && !outbound.isWriting && outbound.unsent == 0:
             state = .closed
-            return .finish(record, error: nil, thenClose: true)
+            return .finish(record, error: nil, then: .close)
         case .idle:
-            // Idle from now, not from when the last bytes were handed over.
+            // Idle from now, not from when the last bytes were handed over; and, for a large response, from when the
+            // kernel has delivered them: the timer looks soon.
             state = .idle(since: now)
-            return .finish(record, error: nil, thenClose: false)
+            guard outbound.mayHold, outbound.unsent == 0, !outbound.isWriting else {
+                return .finish(record, error: nil, then: .nothing)
+            }
+            timers.connection = nil
+            return .finish(record, error: nil, then: armConnectionTimerAction(at: now + limits.drainWatch))
         case .receiving, .answering, .responding, .rejecting, .closing, .closed:
-            return .finish(record, error: nil, thenClose: false)
+            return .finish(record, error: nil, then: .nothing)
         case .modifying:
             preconditionFailure("ConnectionStateMachine is being modified")
         }
@@ -119,7 +125,7 @@ extension ConnectionStateMachine {
         case .cut(let record):
             // The client has part of the answer: it sees the connection end early, as the upstream's did.
             state = .closed
-            return .finish(record, error: event.error, thenClose: true)
+            return .finish(record, error: event.error, then: .close)
         case .queued(let backlog, let flow):
             if backlog > limits.upstreamBacklog, outbound.isWriting || !outbound.isWritable {
                 return .holdUpstream(flow)

@@ -45,6 +45,14 @@ struct ConnectionStateMachine {
         var probeInterval: TimeAmount {
             .nanoseconds(max(sendTimeout.nanoseconds / 4, 1_000_000))
         }
+        /// How often the kernel is asked whether it has delivered a large response's last bytes: a quarter of the
+        /// shorter of the idle and send timeouts, so that the idle time starts at most that long after it has.
+        var drainWatch: TimeAmount {
+            .nanoseconds(max(min(idleTimeout, sendTimeout).nanoseconds / 4, 1_000_000))
+        }
+        /// A response at least this large may still be in the kernel when it is sent (loopback takes megabytes):
+        /// its delivery is watched.
+        var watchedSize = 64 << 10
     }
 
     enum State {
@@ -127,6 +135,10 @@ struct ConnectionStateMachine {
         var lastProgress: NIODeadline
         /// What the kernel had delivered to the client, and still held for it, at the last look.
         var lastLook: KernelBacklog?
+        /// Whether the kernel may still hold bytes the client has not taken (a large response was sent, or the last
+        /// look found some): the connection's timer then looks every `Limits.drainWatch`, so that the idle time starts
+        /// when the kernel has delivered everything, not when the last byte reached it.
+        var mayHold = false
     }
 
     /// The timers the handler has set, and for when.
@@ -168,13 +180,21 @@ struct ConnectionStateMachine {
         case holdUpstream(UpstreamFlow)
         /// Nobody will read the rest of an upstream's answer: let it drain.
         case abandonUpstream
-        /// A response has ended (sent, or cut short by `error`): record it, and close the connection when asked.
-        case finish(ResponseRecord, error: (any Error)?, thenClose: Bool)
+        /// A response has ended (sent, or cut short by `error`): record it, then do what `then` says.
+        case finish(ResponseRecord, error: (any Error)?, then: AfterFinish)
         /// A stub fails when its head is due: record the error, then break the connection as the fault says (or
         /// close it without a response).
         case fail(ResponseFailure, ResponseRecord)
         /// Close the connection.
         case close(CloseReason)
+    }
+
+    /// What follows recording a response's end.
+    enum AfterFinish: Equatable {
+        case nothing
+        case close
+        /// Set the connection's timer (replacing any), then report with ``connectionTimerFired(now:)``.
+        case scheduleConnectionTimer(NIODeadline)
     }
 
     /// Why the machine closes a connection, for the log.
@@ -227,7 +247,7 @@ struct ConnectionStateMachine {
         waiting.items.removeAll()
         timers = Timers()
         if case .responding(var response) = previous, let record = response.endEarly() {
-            return .finish(record, error: ConnectionClosed(), thenClose: false)
+            return .finish(record, error: ConnectionClosed(), then: .nothing)
         }
         return .none
     }
