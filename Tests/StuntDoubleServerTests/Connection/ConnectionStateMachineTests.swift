@@ -483,6 +483,70 @@ import Testing
         #expect(alone.isClosed)
     }
 
+    /// A request refused in its turn, behind a response the client is still taking, with its body already read:
+    /// the body is dropped and the connection closes at its end, not at the end of the linger time (its parts
+    /// waited for the refusal to be written, and were then left waiting, reads held, for the 3 s).
+    @Test func aRefusedRequestsWaitingBodyIsDroppedAndItsEndCloses() throws {
+        let harness = Self.serving(patternBytes(400_000, seed: 5), kernel: 100_000)
+        harness.send(MachineHarness.head(.GET, "/ok"))
+        // Without a Host: refused (400), its body of 5 bytes dropped.
+        let refused = HTTPRequestHead(
+            version: .http1_1, method: .POST, uri: "/", headers: NIOHTTP1.HTTPHeaders([("Content-Length", "5")]))
+        harness.send(.head(refused))
+        harness.send(.body(ByteBuffer(string: "hello")))
+        harness.send(.end)
+        #expect(harness.refusals.isEmpty, "the response before it is being taken")
+        for _ in 0..<100 where !harness.isClosed {
+            try harness.clientReads()
+            harness.advance(by: .milliseconds(10))
+        }
+        try harness.clientReads()
+        #expect(harness.refusals == [400])
+        #expect(harness.isClosed)
+        #expect(harness.elapsed < 1, "closed at the refused body's end, after \(harness.elapsed) s")
+        #expect(harness.reader.responses.map(\.status) == [200, 400])
+    }
+
+    /// A refusal that closes the connection at once, behind a response that fills the kernel (and waits in the
+    /// channel, under its high water mark), to a client that then takes nothing: given up on after the send timeout
+    /// (the connection was held for ever); a client that takes it slowly gets all of it, and the connection closes
+    /// once it has.
+    @Test func aRefusalTheClientDoesNotTakeIsGivenUpOn() throws {
+        let limits = MachineHarness.limits(send: .seconds(5))
+        let stopped = Self.serving(patternBytes(150_000, seed: 6), kernel: 100_000, limits: limits)
+        stopped.send(MachineHarness.head())
+        stopped.send(.malformed(status: .badRequest, text: "bad\n"))
+        stopped.advance(by: .seconds(1))
+        #expect(stopped.refusals == [400], "refused once the response before it was handed over")
+        #expect(!stopped.isClosed)
+        stopped.advance(by: .seconds(30))
+        #expect(stopped.isClosed, "a client that takes nothing is given up on")
+
+        let slow = Self.serving(patternBytes(150_000, seed: 6), kernel: 100_000, limits: limits)
+        slow.send(MachineHarness.head())
+        slow.send(.malformed(status: .badRequest, text: "bad\n"))
+        // 10 kB a second: 15 s for the response, 3 times the send timeout.
+        while !slow.isClosed, slow.elapsed < 120 {
+            try slow.clientReads(upTo: 1_000)
+            slow.advance(by: .milliseconds(100))
+        }
+        try slow.clientReads()
+        #expect(slow.reader.responses.map(\.status) == [200, 400], "closed after \(slow.elapsed) s")
+        #expect(slow.isClosed)
+    }
+
+    /// Bytes that do not parse after a request refused for its coding: one refusal, then the connection closes
+    /// (a second refusal followed the first).
+    @Test func bytesThatDoNotParseAfterARefusalCloseTheConnection() throws {
+        let harness = Self.serving(Data())
+        harness.send(.head(MachineHarness.head(.POST, "/", headers: [("Transfer-Encoding", "gzip")])))
+        harness.send(.malformed(status: .badRequest, text: "bad\n"))
+        try harness.clientReads()
+        #expect(harness.refusals == [501])
+        #expect(harness.reader.responses.map(\.status) == [501])
+        #expect(harness.isClosed)
+    }
+
     // MARK: - Stubs that fail, proxied answers
 
     @Test func aStubWithAFaultFailsWhenItsHeadIsDue() throws {

@@ -248,6 +248,97 @@ import Testing
         #expect(endlessStatus == .requestHeaderFieldsTooLarge)
     }
 
+    /// Chunked bodies whose lines a lenient reader and a strict one would cut differently (a front end before the
+    /// server reads chunks the server does not, and the rest as a request of the client's choosing): refused, as
+    /// SwiftNIO refuses them. An extension without a name, which SwiftNIO reads past, is refused too (RFC 9112's
+    /// `chunk-ext` needs a name).
+    @Test func chunkLinesThatReadersCouldCutDifferentlyAreRefused() {
+        let head = "POST /u HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let after = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+        let broken = [
+            "a size line ended by a bare LF": "5\nhello\r\n0\r\n\r\n",
+            "a chunk ended by a bare LF": "5\r\nhello\n0\r\n\r\n",
+            "a last chunk ended by a bare LF": "5\r\nhello\r\n0\n\r\n",
+            "a NUL in an extension": "5;a\u{0}b\r\nhello\r\n0\r\n\r\n",
+            "a CR in an extension": "5;a\rb\r\nhello\r\n0\r\n\r\n",
+            "a quoted extension that does not close": "5;a=\"b\r\nhello\r\n0\r\n\r\n",
+            "a trailer that is not a field": "5\r\nhello\r\n0\r\nnot a field\r\n\r\n",
+            "a trailer ended by a bare LF": "5\r\nhello\r\n0\r\nT: v\n\r\n",
+        ]
+        for (name, body) in broken.sorted(by: { $0.key < $1.key }) {
+            let bytes = Array((head + body + after).utf8)
+            for pieces in [[bytes.count], [head.utf8.count + 1, 1, 1, 1, 1, 1, 1, 1]] {
+                let ours = Self.ours(bytes, pieces: pieces)
+                #expect(ours.refused, "\(name): read as \(ours)")
+                #expect(!ours.requests.contains { $0.target == "/next" }, "\(name)")
+                #expect(Self.nio(bytes, pieces: pieces).refused, "\(name): SwiftNIO reads it")
+            }
+        }
+        let nameless = Array((head + "5;=b\r\nhello\r\n0\r\n\r\n" + after).utf8)
+        #expect(Self.ours(nameless, pieces: [nameless.count]).refused, "an extension without a name")
+        let valid = [
+            "a quoted extension": "5;a=\"b c;d\\\"\"\r\nhello\r\n0\r\n\r\n",
+            "extensions with spaces around them": "5 ; a = b ;c\r\nhello\r\n0\r\n\r\n",
+            "trailers": "5\r\nhello\r\n0\r\nT: v\r\nU:w\r\n\r\n",
+        ]
+        for (name, body) in valid.sorted(by: { $0.key < $1.key }) {
+            let bytes = Array((head + body + after).utf8)
+            let ours = Self.ours(bytes, pieces: [bytes.count])
+            #expect(!ours.refused, "\(name)")
+            #expect(ours.requests.map(\.target) == ["/u", "/next"], "\(name)")
+            #expect(ours.requests.first?.body == Data("hello".utf8), "\(name)")
+        }
+    }
+
+    /// Transfer-Encoding in several fields is read as one list, as a front end that joins them reads it: a second,
+    /// empty field does not hide the first's `chunked` (the body read as a request of its own), and a list that
+    /// names no coding, or `chunked` before another coding or twice, is refused.
+    @Test func transferCodingsInSeveralFieldsAreOneList() {
+        let chunked = "5\r\nhello\r\n0\r\n\r\n"
+        let after = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+        func request(_ fields: [String], body: String = chunked) -> [UInt8] {
+            Array(
+                ("POST /u HTTP/1.1\r\nHost: x\r\n" + fields.map { "\($0)\r\n" }.joined() + "\r\n" + body + after).utf8)
+        }
+        for fields in [
+            ["Transfer-Encoding: chunked", "Transfer-Encoding: "],
+            ["Transfer-Encoding: chunked", "Transfer-Encoding: ,"],
+            ["Transfer-Encoding: , chunked"],
+        ] {
+            let read = Self.ours(request(fields), pieces: [1000])
+            #expect(!read.refused, "\(fields)")
+            #expect(read.requests.map(\.target) == ["/u", "/next"], "\(fields)")
+            #expect(read.requests.first?.body == Data("hello".utf8), "\(fields)")
+        }
+        for fields in [
+            ["Transfer-Encoding: "], ["Transfer-Encoding: ,"], ["Transfer-Encoding: chunked, chunked"],
+            ["Transfer-Encoding: chunked", "Transfer-Encoding: chunked"],
+            ["Transfer-Encoding: chunked", "Transfer-Encoding: gzip"],
+        ] {
+            let read = Self.ours(request(fields), pieces: [1000])
+            #expect(read.refused, "\(fields)")
+            #expect(read.requests.isEmpty, "\(fields)")
+        }
+    }
+
+    /// An HTTP/1.0 request framed by Transfer-Encoding ends its connection even when it asks to keep it alive
+    /// (RFC 9112, section 6.1): the facts the machine answers by say so, and what follows is refused.
+    @Test func anHTTP10RequestWithATransferCodingEndsItsConnection() {
+        let bytes = Array(
+            ("POST /u HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                + "GET /next HTTP/1.1\r\nHost: x\r\n\r\n").utf8)
+        var parser = HTTP1RequestParser(maximumHeadSize: 1000)
+        parser.feed(ByteBuffer(bytes: bytes))
+        guard case .head(let head, let facts) = parser.next() else {
+            Issue.record("expected a head")
+            return
+        }
+        #expect(!facts.keepAlive(head.version))
+        let read = Self.ours(bytes, pieces: [bytes.count])
+        #expect(read.requests.map(\.target) == ["/u"])
+        #expect(read.refused)
+    }
+
     /// The bytes after a request are left unread for whoever takes the connection over.
     @Test func theBytesAfterARequestAreHandedOver() {
         var parser = HTTP1RequestParser(maximumHeadSize: 1000)

@@ -88,24 +88,12 @@ import Testing
         }
     }
 
-    static func stubber(_ body: Data, configure: (HTTPStubResponse) -> Void = { _ in }) -> HTTPStubber {
-        let stubber = HTTPStubber()
-        for method in [StuntDouble.HTTPMethod.get, .head] {
-            stubber.add(
-                stub: HTTPStubRequest().stub(for: method) {
-                    $0.body = body
-                    configure($0)
-                })
-        }
-        return stubber
-    }
-
     /// The whole body, however large, as DATA frames after a HEADERS frame with `:status` and the body's length;
     /// the stream ends with the last, and is left open (closing it would reset it).
     @Test(arguments: [0, 1, (128 << 10) + 1, 1 << 20, 6 << 20])
     func aBodyOfAnySizeArrivesWhole(size: Int) throws {
         let body = patternBytes(size, seed: 31)
-        var stream = try Stream(stubber: Self.stubber(body))
+        var stream = try Stream(stubber: handlerStubber(body))
         try stream.send("GET", "/big")
         try stream.receive()
         #expect(stream.received.status == "200")
@@ -119,7 +107,7 @@ import Testing
     /// A stream whose client opens no window: nothing more is written until it does, then the rest follows.
     @Test func aClientWithoutWindowHoldsTheResponseBack() throws {
         let body = patternBytes(2 << 20, seed: 32)
-        var stream = try Stream(stubber: Self.stubber(body))
+        var stream = try Stream(stubber: handlerStubber(body))
         stream.model.sends = false
         try stream.send("GET", "/big")
         try stream.receive()
@@ -136,7 +124,7 @@ import Testing
     /// Fields HTTP/2 forbids never reach the stream, whatever the stub says: a stub's `Transfer-Encoding: chunked`
     /// and `Connection: close` are HTTP/1.1's. A body without a length ends with the stream.
     @Test func aStubsHTTP1FramingIsNotSentOnAStream() throws {
-        let stubber = Self.stubber(Data("dribbled".utf8)) {
+        let stubber = handlerStubber(Data("dribbled".utf8)) {
             $0.headers = ["Transfer-Encoding": "chunked", "Connection": "close", "X-Kept": "yes"]
         }
         var stream = try Stream(stubber: stubber)
@@ -153,7 +141,7 @@ import Testing
 
     /// `HEAD`: the head with the body's length, the stream's end, no DATA bytes.
     @Test func aResponseToHEADIsItsHeadAlone() throws {
-        var stream = try Stream(stubber: Self.stubber(patternBytes(5_000)))
+        var stream = try Stream(stubber: handlerStubber(patternBytes(5_000)))
         try stream.send("HEAD", "/")
         try stream.receive()
         #expect(stream.received.status == "200")
@@ -164,7 +152,7 @@ import Testing
 
     /// A delayed response comes at its time on the event loop's clock.
     @Test func aDelayedResponseComesAtItsTime() throws {
-        var stream = try Stream(stubber: Self.stubber(Data("late".utf8)) { $0.responseDelay = 2 })
+        var stream = try Stream(stubber: handlerStubber(Data("late".utf8)) { $0.responseDelay = 2 })
         try stream.send("GET", "/")
         stream.advance(by: .milliseconds(1_999))
         try stream.receive()
@@ -189,7 +177,7 @@ import Testing
     /// A stub's fault resets the stream (a stream has no bytes of its own to garble): no response.
     @Test(arguments: [HTTPStubFault.connectionResetByPeer, .malformedResponseChunk, .emptyResponse])
     func aFaultResetsTheStream(fault: HTTPStubFault) throws {
-        var stream = try Stream(stubber: Self.stubber(Data()) { $0.fault = fault })
+        var stream = try Stream(stubber: handlerStubber(Data()) { $0.fault = fault })
         try stream.send("GET", "/")
         try stream.receive()
         #expect(stream.received.heads.isEmpty)

@@ -58,21 +58,11 @@ import Testing
         }
     }
 
-    static func stubber(_ body: Data, configure: (HTTPStubResponse) -> Void = { _ in }) -> HTTPStubber {
-        let stubber = HTTPStubber()
-        stubber.add(
-            stub: HTTPStubRequest().stub(for: .get) {
-                $0.body = body
-                configure($0)
-            })
-        return stubber
-    }
-
     /// The defect of issue 25, through the real handler: the whole body, however large.
     @Test(arguments: [(128 << 10) + 1, 300_000, 1 << 20, 6 << 20])
     func aLargeBodyArrivesWhole(size: Int) throws {
         let body = patternBytes(size, seed: 11)
-        var connection = try Connection(stubber: Self.stubber(body))
+        var connection = try Connection(stubber: handlerStubber(body))
         try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
         try connection.receive()
         #expect(connection.reader.responses.first?.bodyLength == size)
@@ -85,7 +75,7 @@ import Testing
     /// stopped when the socket can take more.
     @Test func aClientThatStopsReadingHoldsTheResponseBack() throws {
         let body = patternBytes(2 << 20, seed: 12)
-        var connection = try Connection(stubber: Self.stubber(body))
+        var connection = try Connection(stubber: handlerStubber(body))
         connection.socket.sends = false
         try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
         try connection.receive()
@@ -119,7 +109,7 @@ import Testing
 
     /// Timers on the event loop's clock: a delayed response comes at its time, an idle connection closes.
     @Test func aDelayedResponseAndTheIdleTimeout() throws {
-        var connection = try Connection(stubber: Self.stubber(Data("late".utf8)) { $0.responseDelay = 2 }) {
+        var connection = try Connection(stubber: handlerStubber(Data("late".utf8)) { $0.responseDelay = 2 }) {
             $0.idleTimeout = .seconds(5)
         }
         try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -23,7 +23,7 @@ final class MachineHarness {
     private(set) var now: NIODeadline
     private let start: NIODeadline
     /// Bytes written and not yet in the kernel, each with the response its write ends.
-    private var channelQueue = CircularBuffer<(bytes: ByteBuffer, ends: ResponseRecord?)>()
+    private var channelQueue = CircularBuffer<(bytes: ByteBuffer, ends: ResponseRecord?, isRefusal: Bool)>()
     private(set) var channelPending = 0
     private(set) var isWritable = true
     static let highWaterMark = 64 << 10
@@ -201,11 +201,11 @@ final class MachineHarness {
                 write(HTTP1ResponseEncoder.continueHead, ends: nil)
                 pushToKernel(reentrant: true)
                 action = machine.wrote(writable: isWritable, now: now)
-            case .refuse(let refusal):
+            case .refuse(let refusal, let timer):
+                connectionTimer = timer
                 refusals.append(Int(refusal.status.code))
-                write(HTTP1ResponseEncoder.refusal(refusal), ends: nil)
+                write(HTTP1ResponseEncoder.refusal(refusal), ends: nil, isRefusal: true)
                 pushToKernel(reentrant: true)
-                if refusal.closesAtOnce { close() }
                 action = machine.wrote(writable: isWritable, now: now)
             case .respond(let request, let id):
                 guard let response = answer(self, request.head, request.body, id) else {
@@ -264,12 +264,13 @@ final class MachineHarness {
         }
     }
 
-    private func write(_ buffer: ByteBuffer, ends: ResponseRecord?) {
+    private func write(_ buffer: ByteBuffer, ends: ResponseRecord?, isRefusal: Bool = false) {
         guard !isClosed else {
             if let ends { run(machine.responseSent(ends, error: ChannelError.ioOnClosedChannel, now: now)) }
+            if isRefusal { run(machine.refusalSent(error: ChannelError.ioOnClosedChannel, now: now)) }
             return
         }
-        channelQueue.append((buffer, ends))
+        channelQueue.append((buffer, ends, isRefusal))
         channelPending += buffer.readableBytes
         if isWritable, channelPending > Self.highWaterMark {
             isWritable = false
@@ -281,7 +282,7 @@ final class MachineHarness {
     /// Moves queued bytes into the kernel, as far as it has room; reports sent responses and writability.
     private func pushToKernel(reentrant: Bool) {
         guard !isClosed else { return }
-        var sent: [ResponseRecord] = []
+        var sent: [ResponseRecord?] = []
         while var first = channelQueue.first {
             let room = kernelCapacity - inKernel.readableBytes
             let count = min(room, first.bytes.readableBytes)
@@ -296,9 +297,15 @@ final class MachineHarness {
             }
             channelQueue.removeFirst()
             if let ended = first.ends { sent.append(ended) }
+            if first.isRefusal { sent.append(nil) }
         }
         for record in sent {
-            run(machine.responseSent(record, error: nil, now: now))
+            // (`nil`: a refusal.)
+            if let record {
+                run(machine.responseSent(record, error: nil, now: now))
+            } else {
+                run(machine.refusalSent(error: nil, now: now))
+            }
         }
         if !isWritable, channelPending < Self.lowWaterMark, !isClosed {
             isWritable = true
@@ -312,11 +319,14 @@ final class MachineHarness {
         isClosed = true
         responseTimer = nil
         connectionTimer = nil
-        let unsent = channelQueue.compactMap(\.ends)
+        let unsent = Array(channelQueue)
         channelQueue.removeAll()
         channelPending = 0
-        for record in unsent {
-            run(machine.responseSent(record, error: ChannelError.ioOnClosedChannel, now: now))
+        for entry in unsent {
+            if let record = entry.ends {
+                run(machine.responseSent(record, error: ChannelError.ioOnClosedChannel, now: now))
+            }
+            if entry.isRefusal { run(machine.refusalSent(error: ChannelError.ioOnClosedChannel, now: now)) }
         }
         run(machine.channelInactive(now: now))
     }

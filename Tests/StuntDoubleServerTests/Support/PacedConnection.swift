@@ -78,16 +78,24 @@ final class PacedConnection: Sendable {
     ///   - tls: TLS to speak (ALPN `http/1.1`), or `nil` for plain HTTP.
     ///   - pace: How fast the client reads.
     ///   - keepsBodies: Whether responses keep their whole bodies (by default, their first 64 KiB).
+    ///   - first: Bytes sent the moment the connection is open, from the client's event loop (a test whose server has
+    ///     a short idle timeout sends its first request so: the test's task may wait seconds for a thread on a busy
+    ///     machine), and the methods of the requests in them.
     ///   - group: The event loops the client reads on; the shared ones by default (a test whose timing matters gives
     ///     its client loops of its own, which other tests' work on the shared ones cannot hold up).
     /// - Returns: The connection.
     /// - Throws: When it cannot connect.
     static func connect(
         port: Int, tls: NIOSSLContext?, pace: ReadPace, keepsBodies: Bool = false,
+        sending first: (text: String, methods: [String])? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> PacedConnection {
         let reader = Reader(pace: pace)
         if keepsBodies { reader.state.keptBodyBytes = .max }
+        if let first {
+            for method in first.methods { reader.state.expect(method: method) }
+            reader.followUps.append((0, ByteBuffer(string: first.text)))
+        }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(120))  // a bound for a loaded machine, not a claim
             .channelOption(.autoRead, value: false)
@@ -118,6 +126,22 @@ final class PacedConnection: Sendable {
             for method in methods { reader.state.expect(method: method) }
         }.get()
         try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Sends bytes from the client's event loop the moment `count` responses have been read in all: a client that
+    /// asks again as soon as it has its answer, however long the test's task then waits for a thread (on a busy
+    /// machine, seconds: longer than a short idle timeout).
+    func send(_ text: String, methods: [String], afterResponses count: Int) async throws {
+        try await channel.eventLoop.submit { [reader, channel] in
+            for method in methods { reader.state.expect(method: method) }
+            reader.followUps.append((count, ByteBuffer(string: text)))
+            reader.sendFollowUps(on: channel)
+        }.get()
+    }
+
+    /// When each response read so far was complete, as the client's event loop saw it.
+    var completionTimes: [ContinuousClock.Instant] {
+        get async { (try? await channel.eventLoop.submit { [reader] in reader.completedAt }.get()) ?? [] }
     }
 
     /// Waits until `count` responses have been read in all (or the connection closes, or `timeout` passes).
@@ -161,6 +185,10 @@ final class PacedConnection: Sendable {
         let pace: ReadPace
         var state = HTTPResponseReader()
         var total = 0
+        /// Bytes to send once so many responses have been read.
+        var followUps: [(afterResponses: Int, bytes: ByteBuffer)] = []
+        /// When each response was complete.
+        var completedAt: [ContinuousClock.Instant] = []
         private var roundBytes = 0
         private var paceState = PaceState()
         private var failure: (any Error)?
@@ -194,6 +222,7 @@ final class PacedConnection: Sendable {
         }
 
         func channelActive(context: ChannelHandlerContext) {
+            sendFollowUps(on: context.channel)
             context.read()
             context.fireChannelActive()
         }
@@ -207,7 +236,16 @@ final class PacedConnection: Sendable {
             } catch {
                 failure = error
             }
+            while completedAt.count < state.responses.count { completedAt.append(.now) }
+            sendFollowUps(on: context.channel)
             check()
+        }
+
+        func sendFollowUps(on channel: any Channel) {
+            while let next = followUps.first, state.responses.count >= next.afterResponses {
+                followUps.removeFirst()
+                channel.writeAndFlush(next.bytes, promise: nil)
+            }
         }
 
         func channelReadComplete(context: ChannelHandlerContext) {

@@ -37,14 +37,15 @@ extension StubRequestHandler {
     }
 
     /// Writes a plain-text response of the server's own that ends the connection (with `Connection: close`, and
-    /// without the text when it answers `HEAD`); closes once it has gone out when nothing more will be read.
+    /// without the text when it answers `HEAD`); the machine hears once it has gone out.
     func perform(_ refusal: Refusal, context: ChannelHandlerContext) {
         if let request = refusal.request {
             core.logger.info(
                 "\(request.method.rawValue) \(core.loggedTarget(request.target)) → \(refusal.status.code) refused")
         }
-        writer.write(
-            refusal, context: context, then: refusal.closesAtOnce ? { [self] in close(context: context) } : nil)
+        writer.write(refusal, context: context) { [self] error in
+            run(machine.refusalSent(error: error, now: context.eventLoop.now), context: context)
+        }
     }
 
     /// Records the end of a response in the journal and the log.

@@ -58,6 +58,13 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let streamParts: StreamPartUnwrapper?
     /// Whether the connection changed protocols (a WebSocket upgrade): nothing more is read here.
     var isUpgraded = false
+    /// Whether the parser's events are being handed to the machine (a `.read` the machine asks for meanwhile is
+    /// the loop's to serve).
+    private var isPumping = false
+    /// The most request parts parsed ahead of the machine: the bytes of a read are parsed only as far as this,
+    /// the rest kept as bytes until the machine has taken these (1 MB of pipelined 26-byte requests would
+    /// otherwise be 40,000 request heads in memory at once).
+    static let maximumWaiting = 32
 
     /// A handler for an HTTP/1.1 connection (`writer` `.http1`, whose bytes it reads), or an HTTP/2 stream
     /// (`.http2`, behind SwiftNIO's stream codec).
@@ -111,12 +118,15 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
+        // A forward that never started (the client left during the stub's delay) holds this handler: let it go.
+        pendingForward = nil
         run(machine.channelInactive(now: context.eventLoop.now), context: context)
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
+        pendingForward = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -137,8 +147,16 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return handle(RequestEvent(streamParts.unwrapInboundIn(data)), context: context)
         }
         parser.feed(unwrapInboundIn(data))
-        // One event at a time: a request that changes the connection's protocol leaves the bytes after it unread.
-        while !isUpgraded, let event = parser.next() {
+        pump(context: context)
+    }
+
+    /// Hands the parser's events to the machine, one at a time (a request that changes the connection's protocol
+    /// leaves the bytes after it unread), until it needs more bytes or `maximumWaiting` parts wait their turn.
+    private func pump(context: ChannelHandlerContext) {
+        guard !isPumping else { return }
+        isPumping = true
+        defer { isPumping = false }
+        while !isUpgraded, machine.waiting.items.count < Self.maximumWaiting, let event = parser.next() {
             handle(event, context: context)
         }
     }
@@ -173,6 +191,16 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .none:
                 return
             case .read:
+                // Parts parsed from bytes already read come first: the socket may have nothing more to say.
+                if isPumping { return }
+                if streamParts == nil, parser.mayHaveEvents {
+                    pump(context: context)
+                    // Whether the machine still wants bytes, now that it has what was read.
+                    guard machine.waiting.items.isEmpty else {
+                        action = machine.read()
+                        continue
+                    }
+                }
                 context.read()
                 return
             case .write:
@@ -181,7 +209,9 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .writeContinue:
                 writer.writeContinue(context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
-            case .refuse(let refusal):
+            case .refuse(let refusal, let timer):
+                // Set before the refusal is written: one that closes at once may close the channel as it is.
+                schedule(connectionTimer: timer, context: context)
                 perform(refusal, context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
             case .respond(let request, let id):
@@ -194,11 +224,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 return
             case .scheduleConnectionTimer(let deadline):
-                connectionTimer?.cancel()
-                connectionTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-                    connectionTimer = nil
-                    run(machine.connectionTimerFired(now: context.eventLoop.now), context: context)
-                }
+                schedule(connectionTimer: deadline, context: context)
                 return
             case .probeKernel:
                 let look = KernelProbe.look(at: context.channel)
@@ -244,6 +270,14 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 close(context: context)
                 return
             }
+        }
+    }
+
+    private func schedule(connectionTimer deadline: NIODeadline, context: ChannelHandlerContext) {
+        connectionTimer?.cancel()
+        connectionTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            connectionTimer = nil
+            run(machine.connectionTimerFired(now: context.eventLoop.now), context: context)
         }
     }
 

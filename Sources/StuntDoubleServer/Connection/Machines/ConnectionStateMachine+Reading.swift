@@ -70,6 +70,9 @@ extension ConnectionStateMachine {
     private mutating func take(_ event: RequestEvent, now: () -> NIODeadline) -> Action {
         switch event {
         case .malformed(let status, let text):
+            // Bytes after a refused request that do not parse: the connection was closing anyway, nothing more is
+            // answered on it.
+            if state.kind == .rejecting { return endRejecting(now: now()) }
             return refuse(nil, status: status, text: text, closesAtOnce: true, now: now())
         case .head(let head, let facts):
             switch state.kind {
@@ -117,8 +120,7 @@ extension ConnectionStateMachine {
                         asksUpgrade: receiving.asksUpgrade),
                     id: takeResponseID())
             case .rejecting:
-                state = .closed
-                return .close(.refusedRequestEnded)
+                return endRejecting(now: now())
             case .idle, .answering, .responding, .closing, .closed:
                 return .none
             case .modifying:
@@ -160,14 +162,39 @@ extension ConnectionStateMachine {
 
     /// Refuses the request being read (or bytes that did not parse, `head` `nil`) with a response of the server's
     /// own, then closes the connection: at once, or once the rest of the body has been read and dropped (at most
-    /// the linger time), so that the client reads the refusal rather than a reset connection.
+    /// the linger time), so that the client reads the refusal rather than a reset connection. The connection's
+    /// timer is set with it: for the linger's end, or to give up on a client that takes none of the refusal (the
+    /// send timeout).
     mutating func refuse(
         _ head: HTTPRequestHead?, status: HTTPResponseStatus, text: String, closesAtOnce: Bool = false,
         now: NIODeadline
     ) -> Action {
-        state = .rejecting(lingerUntil: closesAtOnce ? nil : now + limits.linger)
+        let timer: NIODeadline
+        if closesAtOnce {
+            state = .closing
+            timer = now + limits.sendTimeout
+        } else {
+            timer = now + limits.linger
+            state = .rejecting(lingerUntil: timer)
+        }
+        // The refusal is output like a response: the connection closes once it (and what went before it) is sent,
+        // and the client has the send timeout to take it.
         outbound.isWriting = true
-        return .refuse(Refusal(head, status: status, text: text, closesAtOnce: closesAtOnce))
+        outbound.unsent += 1
+        outbound.lastProgress = now
+        timers.connection = timer
+        return .refuse(Refusal(head, status: status, text: text), timer: timer)
+    }
+
+    /// The refused request ended (or bytes after it did not parse): nothing more is read, and the connection
+    /// closes once the refusal has been sent.
+    private mutating func endRejecting(now: NIODeadline) -> Action {
+        if outbound.unsent == 0 {
+            state = .closed
+            return .close(.refused)
+        }
+        state = .closing
+        return armConnectionTimer(at: now + limits.probeInterval)
     }
 
     /// Why a request head is refused before its body is read (RFC 9112), or `nil`.

@@ -63,12 +63,14 @@ extension ConnectionStateMachine {
             }
             return armConnectionTimer(at: receiving.lastActivity + limits.bodyTimeout)
         case .rejecting(let lingerUntil):
-            guard let lingerUntil else { return .none }
-            if now >= lingerUntil {
+            if now < lingerUntil { return armConnectionTimer(at: lingerUntil) }
+            if outbound.unsent == 0 {
                 state = .closed
                 return .close(.lingerEnded)
             }
-            return armConnectionTimer(at: lingerUntil)
+            // The refusal still waits for the client: nothing more is read, and it has the send timeout to take it.
+            state = .closing
+            return review(now: now, look: look)
         case .idle(let since) where isQuiet:
             if outbound.mayHold {
                 // A large response may still be in the kernel: look until it has all been delivered.

@@ -40,10 +40,8 @@ extension ConnectionStateMachine {
         case .closing:
             return outbound.unsent > 0 ? armConnectionTimer(at: now() + limits.probeInterval) : .none
         case .rejecting:
-            guard case .rejecting(let lingerUntil?) = state else { return .none }
-            let action = armConnectionTimer(at: lingerUntil)
-            if case .none = action { return takeWaiting(now: now()) }
-            return action
+            // The refused request's body (and its end) may have waited for the refusal to be written.
+            return takeWaiting(now: now())
         case .answering, .closed:
             return .none
         case .modifying:
@@ -94,6 +92,26 @@ extension ConnectionStateMachine {
             return .finish(record, error: nil, then: .nothing)
         case .modifying:
             preconditionFailure("ConnectionStateMachine is being modified")
+        }
+    }
+
+    /// A refusal has gone out (`error` is `nil`), or could not.
+    mutating func refusalSent(error: (any Error)?, now: NIODeadline) -> Action {
+        outbound.unsent -= 1
+        outbound.lastProgress = now
+        switch state.kind {
+        case .closed:
+            return .none
+        case .closing where outbound.unsent == 0:
+            state = .closed
+            return .close(.refused)
+        case _ where error != nil:
+            // The connection is broken: closing it ends whatever follows (`channelInactive`).
+            state = .closed
+            return .close(.refused)
+        default:
+            // The refused request's body is still being read and dropped, or responses before it are being sent.
+            return .none
         }
     }
 

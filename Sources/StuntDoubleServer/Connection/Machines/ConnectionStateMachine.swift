@@ -10,7 +10,7 @@ import StuntDouble
 ///
 /// Its state says where the connection is in its current request, and carries what that part needs: the body
 /// being read, the response being written (a `ResponseStateMachine`, which owns what is due when). Beside it, three
-/// things hold in every state: the requests waiting their turn (`Inbound`), what the channel is doing with the
+/// things hold in every state: the requests waiting their turn (`Waiting`), what the channel is doing with the
 /// output (`Outbound`), and which timers are set (`Timers`).
 ///
 /// Reading requests (one at a time, pipelined ones waiting in order, refusals before a body is read) is in
@@ -65,10 +65,10 @@ struct ConnectionStateMachine {
         /// Writing a response.
         case responding(ResponseStateMachine)
         /// A refusal went out before the request's body ended: the rest of the body is read and dropped until it
-        /// ends or `lingerUntil` passes, then the connection closes (at once, once the refusal is out, when
-        /// `lingerUntil` is `nil`: nothing more will be read).
-        case rejecting(lingerUntil: NIODeadline?)
-        /// The last response has been handed over: the connection closes once it has been sent.
+        /// ends or `lingerUntil` passes, then the connection closes once the refusal has been sent.
+        case rejecting(lingerUntil: NIODeadline)
+        /// The last response (or a refusal) has been handed over: nothing more is read, and the connection closes
+        /// once it has been sent.
         case closing
         case closed
         /// Only while a case's payload is being changed in place.
@@ -159,9 +159,9 @@ struct ConnectionStateMachine {
         case write
         /// Write `100 Continue` and flush; then report with ``wrote(writable:now:)``.
         case writeContinue
-        /// Write the refusal and flush (closing after it when it `closesAtOnce`); then report with
-        /// ``wrote(writable:now:)``.
-        case refuse(Refusal)
+        /// Set the connection's timer for `timer` (replacing any), write the refusal and flush; then report with
+        /// ``wrote(writable:now:)``, and once it has gone out (or could not) with ``refusalSent(error:now:)``.
+        case refuse(Refusal, timer: NIODeadline)
         /// The request is whole: work out its answer, as the response numbered `id`, and hand it to
         /// ``answer(_:now:)``.
         case respond(Request, id: Int)
@@ -199,7 +199,7 @@ struct ConnectionStateMachine {
 
     /// Why the machine closes a connection, for the log.
     enum CloseReason: Equatable {
-        case idle, lingerEnded, refusedRequestEnded, quiescing, stalledReader
+        case idle, lingerEnded, refused, quiescing, stalledReader
     }
 
     let limits: Limits
@@ -282,12 +282,6 @@ struct ConnectionStateMachine {
         case .modifying:
             preconditionFailure("ConnectionStateMachine is being modified")
         }
-    }
-
-    /// The response in progress, if any (for tests and the handler's checks).
-    var response: ResponseStateMachine? {
-        if case .responding(let response) = state { return response }
-        return nil
     }
 
     /// Takes the next response number.

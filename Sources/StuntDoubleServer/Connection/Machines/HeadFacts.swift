@@ -69,11 +69,12 @@ struct HeadFacts: Equatable, Sendable {
     }
 
     /// Whether the connection stays open after the answer, as the request's version and `Connection` fields say
-    /// (HTTP/1.1 unless `close`; HTTP/1.0 only with `keep-alive`; an HTTP/2 stream's connection always).
+    /// (HTTP/1.1 unless `close`; HTTP/1.0 only with `keep-alive`, and never when it has a `Transfer-Encoding`, whose
+    /// framing RFC 9112, section 6.1 says not to trust from HTTP/1.0; an HTTP/2 stream's connection always).
     func keepAlive(_ version: HTTPVersion) -> Bool {
         if version.major >= 2 { return true }
         if version.major == 1, version.minor >= 1 { return !closes }
-        return keepsAlive && !closes
+        return keepsAlive && !closes && !hasTransferCoding
     }
 
     /// Whether a text is a lower-case ASCII word, ignoring case. (Over the text's bytes in place when it has them

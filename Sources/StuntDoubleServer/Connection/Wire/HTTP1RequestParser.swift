@@ -17,8 +17,10 @@ import Darwin
 /// requests): request lines and fields with their separators, `Content-Length`, chunked bodies with extensions and
 /// trailers, pipelined requests; a head over the size limit (`431`), a field with space before its colon, a line
 /// folded onto the one before, control characters, a body framed both by length and by chunks, or by two lengths
-/// (`400`, requests that different servers would read differently). Bare LF line ends are read as CRLF, as most
-/// servers do.
+/// (`400`, requests that different servers would read differently). Bare LF line ends of a head are read as CRLF, as
+/// most servers do; a chunked body's lines must end in CRLF, its extensions be tokens or quoted strings and its
+/// trailers fields (a server more lenient there than the front end before it reads chunks the front end did not); an
+/// extension without a name, which SwiftNIO reads past, is refused.
 struct HTTP1RequestParser {
     private enum State {
         /// Waiting for a request's head.
@@ -76,6 +78,15 @@ struct HTTP1RequestParser {
             state = .failed
         }
         return pending
+    }
+
+    /// Whether `next()` may have a part without more bytes: bytes are waiting, or a request's end is due.
+    var mayHaveEvents: Bool {
+        switch state {
+        case .ending: true
+        case .failed: false
+        default: pending.readableBytes > 0
+        }
     }
 
     /// The next part of a request, or `nil` until more bytes arrive.
@@ -147,7 +158,7 @@ struct HTTP1RequestParser {
         case .head(let head, let facts, let length, let framing):
             pending.moveReaderIndex(forwardBy: length)
             searchedFrom = 0
-            isLast = !facts.keepAlive(head.version) || (head.version == .http1_0 && facts.hasTransferCoding)
+            isLast = !facts.keepAlive(head.version)
             switch framing {
             case .none: state = .ending(last: isLast)
             case .length(let length): state = length == 0 ? .ending(last: isLast) : .body(remaining: length)
@@ -221,7 +232,11 @@ struct HTTP1RequestParser {
         var facts = HeadFacts(method: line.method, target: line.target)
         var contentLength: Int?
         var lengthCount = 0
-        var transferCodings: Substring?
+        // The codings of every Transfer-Encoding field, in order: a front end that joins the fields into one list
+        // (as RFC 9110, section 5.3 allows) must read the same framing as this server.
+        var codingCount = 0
+        var lastCoding: Substring = ""
+        var chunkedBeforeLast = false
         var sawTransferEncoding = false
         while let range = lines.next() {
             if range.isEmpty { break }
@@ -237,7 +252,13 @@ struct HTTP1RequestParser {
                 contentLength = length
             case 17 where HeadFacts.name(name, is: "transfer-encoding"):
                 sawTransferEncoding = true
-                transferCodings = value[...]
+                for coding in value.split(separator: ",") {
+                    let trimmed = coding.trimmingSpaces()
+                    if trimmed.isEmpty { continue }
+                    if codingCount > 0, HeadFacts.name(lastCoding, is: "chunked") { chunkedBeforeLast = true }
+                    codingCount += 1
+                    lastCoding = trimmed
+                }
             default:
                 break
             }
@@ -254,10 +275,17 @@ struct HTTP1RequestParser {
                     .badRequest,
                     "the body is framed by both Transfer-Encoding and Content-Length (RFC 9112, section 6.3)")
             }
-            let last = transferCodings?.split(separator: ",").last.map { $0.trimmingSpaces() } ?? ""
+            if codingCount == 0 {
+                return .invalid(.badRequest, "Transfer-Encoding names no coding (RFC 9112, section 6.1)")
+            }
+            if chunkedBeforeLast {
+                return .invalid(
+                    .badRequest,
+                    "chunked is applied to the body more than once, or before another coding (RFC 9112, section 6.1)")
+            }
             // A body whose last coding is not chunked has no end but the connection's: the head is answered (the
             // machine refuses the coding) and nothing after it is read.
-            framing = HeadFacts.name(last, is: "chunked") ? .chunked : .none
+            framing = HeadFacts.name(lastCoding, is: "chunked") ? .chunked : .none
         } else if let contentLength {
             framing = .length(contentLength)
         } else {
@@ -305,11 +333,14 @@ struct HTTP1RequestParser {
     /// trailer fields.
     private mutating func parseChunkLines() -> RequestEvent? {
         while true {
-            let line = pending.withUnsafeReadableBytes { bytes -> (Range<Int>, Int)? in
-                guard let found = Self.firstIndex(of: Self.lf, in: bytes, from: 0) else { return nil }
-                let end = found > 0 && bytes[found - 1] == Self.cr ? found - 1 : found
-                return (0..<end, found + 1)
+            // The lines of a chunked body end in CRLF, strictly: a server that took a bare LF (or a CR alone) for
+            // a line end, behind a front end that does not, would read chunks the front end never saw.
+            let line = pending.withUnsafeReadableBytes { bytes -> (Range<Int>, Int)?? in
+                guard let found = Self.firstIndex(of: Self.lf, in: bytes, from: 0) else { return .some(nil) }
+                guard found > 0, bytes[found - 1] == Self.cr else { return nil }
+                return (0..<found - 1, found + 1)
             }
+            guard let line else { return fail(.badRequest, "a line of the chunked body does not end in CRLF") }
             guard let (range, consumed) = line else {
                 // A line that never ends: a size or a trailer line longer than any server reads.
                 if pending.readableBytes > maximumHeadSize { return fail(.badRequest, "a chunk's line is too long") }
@@ -329,14 +360,18 @@ struct HTTP1RequestParser {
                 state = .chunkSize
                 compact()
             case .trailers(let size):
+                if !range.isEmpty {
+                    if size + consumed > maximumHeadSize {
+                        return fail(.requestHeaderFieldsTooLarge, "trailer fields of more than \(size) bytes")
+                    }
+                    let isField = pending.withUnsafeReadableBytes { Self.readField($0, range) != nil }
+                    if !isField { return fail(.badRequest, "a trailer field is malformed (RFC 9112, section 7.1.2)") }
+                }
                 pending.moveReaderIndex(forwardBy: consumed)
                 compact()
                 if range.isEmpty {
                     state = isLast ? .afterLast : .head
                     return .end
-                }
-                if size + consumed > maximumHeadSize {
-                    return fail(.requestHeaderFieldsTooLarge, "trailer fields of more than \(size) bytes")
                 }
                 state = .trailers(size: size + consumed)
             default:
@@ -345,7 +380,8 @@ struct HTTP1RequestParser {
         }
     }
 
-    /// A chunk's size: hexadecimal digits, then extensions (`;name=value`), which are read past.
+    /// A chunk's size: hexadecimal digits, then extensions (`;name` or `;name=value`, the value a token or a quoted
+    /// string), which are read past; `nil` for anything else (RFC 9112, section 7.1.1).
     private static func chunkSize(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         var size = 0
         var index = range.lowerBound
@@ -355,9 +391,48 @@ struct HTTP1RequestParser {
             index += 1
         }
         guard index > range.lowerBound else { return nil }
-        while index < range.upperBound, bytes[index] == sp || bytes[index] == ht { index += 1 }
-        guard index == range.upperBound || bytes[index] == UInt8(ascii: ";") else { return nil }
+        func skipSpaces() {
+            while index < range.upperBound, bytes[index] == sp || bytes[index] == ht { index += 1 }
+        }
+        func token() -> Bool {
+            let start = index
+            while index < range.upperBound, isTokenByte(bytes[index]) { index += 1 }
+            return index > start
+        }
+        skipSpaces()
+        while index < range.upperBound {
+            guard bytes[index] == UInt8(ascii: ";") else { return nil }
+            index += 1
+            skipSpaces()
+            guard token() else { return nil }
+            skipSpaces()
+            if index < range.upperBound, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                skipSpaces()
+                if index < range.upperBound, bytes[index] == UInt8(ascii: "\"") {
+                    guard let end = quotedStringEnd(bytes, from: index, to: range.upperBound) else { return nil }
+                    index = end
+                } else if !token() {
+                    return nil
+                }
+                skipSpaces()
+            }
+        }
         return size
+    }
+
+    /// The index after a quoted string starting at `start` (its opening quote), or `nil` when it does not close or
+    /// holds a control character.
+    private static func quotedStringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+        var index = start + 1
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { return index + 1 }
+            if byte < 0x20 && byte != ht || byte == 0x7F { return nil }
+            // A quoted pair: the backslash and the byte after it.
+            index += byte == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return nil
     }
 
     // MARK: - Bytes

@@ -81,14 +81,11 @@ struct Refusal: Sendable {
     let request: (version: HTTPVersion, method: NIOHTTP1.HTTPMethod, target: String)?
     let status: HTTPResponseStatus
     let text: String
-    /// Whether the connection closes as soon as the refusal has gone out (nothing more will be read).
-    let closesAtOnce: Bool
 
-    init(_ head: HTTPRequestHead?, status: HTTPResponseStatus, text: String, closesAtOnce: Bool) {
+    init(_ head: HTTPRequestHead?, status: HTTPResponseStatus, text: String) {
         request = head.map { ($0.version, $0.method, $0.uri) }
         self.status = status
         self.text = text
-        self.closesAtOnce = closesAtOnce
     }
 
     var version: HTTPVersion { request?.version ?? .http1_1 }

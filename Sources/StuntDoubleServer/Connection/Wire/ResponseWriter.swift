@@ -71,7 +71,7 @@ enum ResponseWriter: Equatable, Sendable {
     }
 
     /// Writes a refusal of the server's own and flushes; `sent` runs once it has gone out (or could not).
-    func write(_ refusal: Refusal, context: ChannelHandlerContext, then sent: (() -> Void)?) {
+    func write(_ refusal: Refusal, context: ChannelHandlerContext, then sent: @escaping ((any Error)?) -> Void) {
         let future: EventLoopFuture<Void>
         switch self {
         case .http1:
@@ -91,7 +91,9 @@ enum ResponseWriter: Equatable, Sendable {
             }
             future = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
         }
-        if let sent { future.assumeIsolated().whenComplete { _ in sent() } }
+        future.assumeIsolated().whenComplete { result in
+            if case .failure(let error) = result { sent(error) } else { sent(nil) }
+        }
     }
 
     /// Breaks the connection as a faulty server would (WireMock's faults), then calls `close`. On an HTTP/2 stream

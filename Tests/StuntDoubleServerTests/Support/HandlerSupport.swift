@@ -1,5 +1,7 @@
+import Foundation
 import NIOCore
 import NIOEmbedded
+import StuntDouble
 
 /// What a channel does with the writes of a handler on an `EmbeddedChannel`: it queues them, turns unwritable past
 /// 64 KiB of payload, and on a flush sends everything (a peer with room) and turns writable again, telling the
@@ -55,4 +57,17 @@ final class WritabilityModel<Payload>: ChannelOutboundHandler {
             context.fireChannelWritabilityChanged()
         }
     }
+}
+
+/// A stubber for the handler tests: `GET` and `HEAD` of any URL answer `body`, changed by `configure`.
+func handlerStubber(_ body: Data, configure: (HTTPStubResponse) -> Void = { _ in }) -> HTTPStubber {
+    let stubber = HTTPStubber()
+    for method in [StuntDouble.HTTPMethod.get, .head] {
+        stubber.add(
+            stub: HTTPStubRequest().stub(for: method) {
+                $0.body = body
+                configure($0)
+            })
+    }
+    return stubber
 }
