@@ -33,10 +33,7 @@ import Testing
         var received = Received()
 
         init(stubber: HTTPStubber, configure: (inout HTTPStubServer.Configuration) -> Void = { _ in }) throws {
-            var configuration = HTTPStubServer.Configuration()
-            configuration.isAdminAPIEnabled = false
-            configure(&configuration)
-            let core = ServerCore(stubber: stubber, configuration: configuration)
+            let core = handlerCore(stubber: stubber, configure: configure)
             channel = EmbeddedChannel()
             model = StreamModel { payload in
                 if case .data(let data) = payload { return data.data.readableBytes }

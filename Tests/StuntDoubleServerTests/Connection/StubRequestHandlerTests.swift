@@ -21,10 +21,7 @@ import Testing
         var reader = HTTPResponseReader()
 
         init(stubber: HTTPStubber, configure: (inout HTTPStubServer.Configuration) -> Void = { _ in }) throws {
-            var configuration = HTTPStubServer.Configuration()
-            configuration.isAdminAPIEnabled = false
-            configure(&configuration)
-            let core = ServerCore(stubber: stubber, configuration: configuration)
+            let core = handlerCore(stubber: stubber, configure: configure)
             channel = EmbeddedChannel()
             socket = SocketModel(size: \.readableBytes)
             try channel.pipeline.syncOperations.addHandler(socket)

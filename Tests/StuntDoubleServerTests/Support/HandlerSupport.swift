@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import StuntDouble
+@testable import StuntDoubleServer
 
 /// What a channel does with the writes of a handler on an `EmbeddedChannel`: it queues them, turns unwritable past
 /// 64 KiB of payload, and on a flush sends everything (a peer with room) and turns writable again, telling the
@@ -70,4 +71,12 @@ func handlerStubber(_ body: Data, configure: (HTTPStubResponse) -> Void = { _ in
             })
     }
     return stubber
+}
+
+/// The server's core for a handler test: the configuration as `configure` leaves it, with the admin API off.
+func handlerCore(stubber: HTTPStubber, configure: (inout HTTPStubServer.Configuration) -> Void) -> ServerCore {
+    var configuration = HTTPStubServer.Configuration()
+    configuration.isAdminAPIEnabled = false
+    configure(&configuration)
+    return ServerCore(stubber: stubber, configuration: configuration)
 }
