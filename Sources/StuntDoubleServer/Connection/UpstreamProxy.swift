@@ -19,12 +19,17 @@ final class UpstreamProxy: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        // As many connections to the upstream as clients keep to the proxy, rather than AsyncHTTPClient's 8.
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        // An upstream that cannot be reached fails the request at once, as in WireMock (AsyncHTTPClient would
+        // As many connections to an upstream as clients keep forwards in progress, up to WireMock's 1,000
+        // (`--max-http-client-connections`), rather than AsyncHTTPClient's 8: a forward beyond the limit waits for a
+        // connection, and fails when none is free within the connect timeout.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1000
+        // An upstream that refuses the connection fails the request at once, as in WireMock (AsyncHTTPClient would
         // retry until the connect timeout).
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(5)
+        // The connect timeout also bounds the wait for the pool's connection, which a loaded machine can stretch
+        // past seconds (5 s cut a forward in the response matrix under load with getConnectionFromPoolTimeout): an
+        // upstream that never answers the connection fails after 30 s.
+        configuration.timeout.connect = .seconds(30)
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
