@@ -39,15 +39,18 @@ let package = Package(
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
     ],
     targets: [
-        .target(name: "StuntDouble", dependencies: ["CStuntDouble"]),
+        // Foundation only, and nothing that runs before it is asked: a process that links StuntDouble (an app that
+        // ships StuntDoubleTargets, as apps ship Moya) registers no URLProtocol until a stubber is enabled.
+        .target(name: "StuntDouble"),
         // WireMock's format: stub files, response templates, JSONPath, recordings written as stub files. Only
         // those who use them compile and link them (the server and the command do).
         .target(name: "StuntDoubleWireMock", dependencies: ["StuntDouble"]),
-        // Code that runs when a process loads StuntDouble (and StuntDoubleTesting): see load.c in each.
-        .target(name: "CStuntDouble"),
         // The recording trait and helpers write stub files: StuntDoubleTesting links WireMock's format.
         .target(
             name: "StuntDoubleTesting", dependencies: ["StuntDouble", "StuntDoubleWireMock", "CStuntDoubleTesting"]),
+        // Code that runs when a test process loads StuntDoubleTesting, before any test (see its load.c): StuntDouble's
+        // global URLProtocol class registered before anything can create URLSession.shared, and test failures
+        // reported to the running test.
         .target(name: "CStuntDoubleTesting"),
         .target(
             name: "StuntDoubleTargets",
@@ -109,7 +112,8 @@ let package = Package(
         .testTarget(
             name: "StuntDoubleTargetsTests",
             dependencies: [
-                "StuntDoubleTargets", "StuntDouble", "TestSupport",
+                // The probe is a dependency so that the tests' build builds it: RegistrationTests run it.
+                "StuntDoubleTargets", "StuntDouble", "TestSupport", "TargetsOnlyProbe",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
@@ -156,5 +160,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["StuntDouble"], path: "Tests/TestSupport"),
         // Runs in its own process for SharedSessionProcessTests (URLSession.shared needs a fresh process).
         .executableTarget(name: "SharedSessionProbe", dependencies: ["StuntDouble"], path: "Tests/SharedSessionProbe"),
+        // A process that links StuntDoubleTargets alone, as an app does: StuntDoubleTargetsTests check that it
+        // registers no URLProtocol.
+        .executableTarget(
+            name: "TargetsOnlyProbe", dependencies: ["StuntDoubleTargets"], path: "Tests/TargetsOnlyProbe"),
     ]
 )

@@ -1,8 +1,8 @@
-// Runs in its own process, so that it controls what happens before HTTPStubber.shared.enable(): the order that
-// decided, on Linux, whether enable() reaches URLSession.shared. Used by SharedSessionProcessTests.
+// Runs in its own process (linking StuntDouble, not StuntDoubleTesting), so that it controls what happens before
+// HTTPStubber.shared.enable(): on Linux, the order decides whether it reaches URLSession.shared.
 //
 //   SharedSessionProbe early       enable() before any session exists, then request with URLSession.shared
-//   SharedSessionProbe late        create sessions first (URLSession.shared too), then enable()
+//   SharedSessionProbe late        create sessions first (URLSession.shared too), then enable(): which says why not
 //   SharedSessionProbe unreachable URLSession.shared created without StuntDouble's protocol class, then enable()
 //                                  twice (the warning on standard error comes once)
 //   SharedSessionProbe fetch URL   no stubber: a plain URLSession fetches URL (the stub server's HTTPS, trusted

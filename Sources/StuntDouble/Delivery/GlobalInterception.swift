@@ -8,13 +8,15 @@ import FoundationNetworking
 /// answers with the most recently enabled stubber and declines every request while none is enabled.
 ///
 /// One class for every stubber, so that it can be registered before any stubber exists: on Linux,
-/// FoundationNetworking copies the registered classes into `URLSession.shared` when that session is created,
-/// so the class is registered when the process loads StuntDouble (CStuntDouble's `load.c`), and `enable()`
-/// then reaches `URLSession.shared` whenever it runs. On Apple platforms, where registered classes are
-/// consulted on every request, the first `enable()` registers it.
+/// FoundationNetworking copies the registered classes into `URLSession.shared` when that session is created, so a
+/// test process that links StuntDoubleTesting registers the class when it loads (CStuntDoubleTesting's `load.c`),
+/// and `enable()` then reaches `URLSession.shared` whenever it runs. Otherwise (and on Apple platforms, where
+/// registered classes are consulted on every request) the first `enable()` registers it. Nothing registers it in
+/// a process that never enables a stubber: an app that ships StuntDoubleTargets carries no URLProtocol.
 enum GlobalInterception {
     private struct State: Sendable {
-        var isRegistered = false
+        var registration = HTTPStubber.GlobalProtocolRegistration.none
+        var isRegistered: Bool { registration != .none }
         /// The enabled stubbers, the most recently enabled last.
         var enabled: [WeakStubber] = []
     }
@@ -26,11 +28,16 @@ enum GlobalInterception {
     private static let state = Locked(State())
 
     /// Registers the global protocol class, once.
-    static func register() {
+    static func register(_ registration: HTTPStubber.GlobalProtocolRegistration) {
         state.withLock { state in
             guard !state.isRegistered else { return }
-            state.isRegistered = URLProtocol.registerClass(GlobalStubURLProtocol.self)
+            state.registration = URLProtocol.registerClass(GlobalStubURLProtocol.self) ? registration : .none
         }
+    }
+
+    /// What registered the global protocol class, if anything has.
+    static var registration: HTTPStubber.GlobalProtocolRegistration {
+        state.withLock { $0.registration }
     }
 
     /// Unregisters the global protocol class, so that sessions created before the next `enable()` do not list
@@ -38,7 +45,7 @@ enum GlobalInterception {
     static func withdrawRegistration() {
         state.withLock { state in
             URLProtocol.unregisterClass(GlobalStubURLProtocol.self)
-            state.isRegistered = false
+            state.registration = .none
         }
     }
 
@@ -74,15 +81,34 @@ enum GlobalInterception {
 }
 
 extension HTTPStubber {
-    /// Undoes the registration of the global protocol class made when the process loaded StuntDouble. Only for
-    /// `SharedSessionProbe`, which shows what `enable()` does when `URLSession.shared` was created without it.
+    /// Undoes the registration of the global protocol class. Only for `SharedSessionProbe`, which shows what
+    /// `enable()` does when `URLSession.shared` was created without it.
     package static func withdrawGlobalProtocolRegistration() {
         GlobalInterception.withdrawRegistration()
     }
-}
 
-/// Called by CStuntDouble's `load.c` when the process loads StuntDouble, before `main`.
-@_cdecl("stuntdouble_register_global_protocol")
-func registerGlobalProtocolAtLoad() {
-    GlobalInterception.register()
+    /// Registers the global protocol class when a test process loads StuntDoubleTesting, before `main`, so that
+    /// `enable()` reaches `URLSession.shared` whenever it runs (on Linux; Apple platforms need no registration
+    /// ahead of `enable()`, which makes it).
+    package static func registerGlobalProtocolAtLoad() {
+        #if canImport(FoundationNetworking)
+        GlobalInterception.register(.atLoad)
+        #endif
+    }
+
+    /// Whether the global protocol class was registered when the process loaded (StuntDoubleTesting does it), by
+    /// the first `enable()`, or not at all.
+    package static var globalProtocolRegistration: GlobalProtocolRegistration {
+        GlobalInterception.registration
+    }
+
+    /// What registered StuntDouble's global URLProtocol class.
+    package enum GlobalProtocolRegistration: Sendable, Equatable {
+        /// Nothing yet.
+        case none
+        /// The process, when it loaded StuntDoubleTesting (before `main`).
+        case atLoad
+        /// The first `enable()`.
+        case byEnable
+    }
 }

@@ -57,13 +57,18 @@ extension HTTPStubber {
     /// Starts intercepting the requests of sessions that consult the globally registered URLProtocol classes,
     /// `URLSession.shared` above all.
     ///
-    /// It reaches `URLSession.shared` at any time, on Linux too: StuntDouble registers its global protocol
-    /// class when the process loads it, before anything can create a session, and that class answers with the
-    /// most recently enabled stubber (and declines every request while none is). If `URLSession.shared` still
-    /// cannot reach this stubber (something created it before StuntDouble was loaded, or another library's
-    /// protocol class takes HTTP requests first), `enable()` says so at once: as a failure of the running test
-    /// when StuntDoubleTesting is linked, at the line that called `enable()`, and with a warning on standard
-    /// error, once per process. ``requireSharedSessionInterception()`` throws the same explanation.
+    /// On Apple platforms it reaches `URLSession.shared` at any time. On Linux, FoundationNetworking copies the
+    /// registered URLProtocol classes into `URLSession.shared` when the process makes its first session, so
+    /// StuntDouble's global protocol class (which answers with the most recently enabled stubber, and declines
+    /// every request while none is) must be registered by then: a test target that links StuntDoubleTesting
+    /// registers it when the process loads, before any test, and `enable()` then works at any time; otherwise the
+    /// first `enable()` registers it, and reaches `URLSession.shared` only if no session was made before. Nothing
+    /// is registered in a process that never calls `enable()` (an app that ships StuntDoubleTargets).
+    ///
+    /// If `URLSession.shared` cannot reach this stubber, `enable()` says so at once: as a failure of the running
+    /// test when StuntDoubleTesting is linked, at the line that called `enable()`, and with a warning on standard
+    /// error, once per process, naming the fix. ``requireSharedSessionInterception()`` throws the same
+    /// explanation.
     ///
     /// Sessions made from ``sessionConfiguration(from:)`` are stubbed whether the stubber is enabled or not.
     /// Sessions made from `.default` or `.ephemeral` are never intercepted: check one with
@@ -76,7 +81,7 @@ extension HTTPStubber {
     public func enable(
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        GlobalInterception.register()
+        GlobalInterception.register(.byEnable)
         guard GlobalInterception.enable(self), let problem = sharedSessionProblem() else { return }
         ProcessDiagnostics.report(
             problem, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -176,11 +181,21 @@ extension HTTPStubber {
         #endif
     }
 
-    private static let sharedSessionOrigin =
-        "On Linux, FoundationNetworking copies the registered URLProtocol classes into URLSession.shared when it "
-        + "creates it; StuntDouble registers its class when the process loads it, so URLSession.shared was "
-        + "created before that (by a library's load-time code, or StuntDouble was loaded later with dlopen), or "
-        + "another library registered a class that answers first. "
+    private static var sharedSessionOrigin: String {
+        let cause =
+            switch GlobalInterception.registration {
+            case .atLoad:
+                "StuntDouble registered its class when the process loaded StuntDoubleTesting, so either "
+                    + "URLSession.shared was made before that (by a library's load-time code)"
+            case .byEnable, .none:
+                "StuntDouble registers its class with the first enable(), so either the process made a session "
+                    + "before that (link StuntDoubleTesting to the test target: it registers the class when the test "
+                    + "process loads, before any session; or call enable() before any session is made)"
+            }
+        return "On Linux, FoundationNetworking copies the registered URLProtocol classes into URLSession.shared when "
+            + "the process makes its first session. \(cause), or another library registered a class that answers "
+            + "first. "
+    }
 
     /// Why sessions with these protocol classes do not reach this stubber, or `nil` when they do.
     private func configurationProblem(_ classes: [AnyClass]?, describing subject: String) -> String? {

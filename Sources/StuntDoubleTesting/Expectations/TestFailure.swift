@@ -41,8 +41,12 @@ extension TestFailure {
 }
 
 /// Called by CStuntDoubleTesting's `load.c` when the process loads StuntDoubleTesting, before any test runs:
-/// problems StuntDouble finds outside a request (a late `HTTPStubber.enable()`) then fail the running test.
-@_cdecl("stuntdouble_testing_install_issue_reporter")
-func installIssueReporter() {
+/// problems StuntDouble finds outside a request (a late `HTTPStubber.enable()`) then fail the running test, and
+/// StuntDouble's global URLProtocol class is registered before anything can make `URLSession.shared` (on Linux,
+/// where that session copies the registered classes once), so that `enable()` reaches it whenever a test calls
+/// it. A test process only: StuntDouble itself runs nothing when a process loads it.
+@_cdecl("stuntdouble_testing_load")
+func loadStuntDoubleTesting() {
     ProcessDiagnostics.install(.init { message, location in TestFailure.record(message, at: location) })
+    HTTPStubber.registerGlobalProtocolAtLoad()
 }
