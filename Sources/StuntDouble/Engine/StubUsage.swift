@@ -81,39 +81,60 @@ struct StubUsage: Sendable {
         path: HTTPDeliveryPath,
         claimed: Claim?, expectedVersion: UInt64?
     ) -> Int? {
+        // One look at the decision: each `decision.plan` copied it.
+        var answering: HTTPStubRequest?
+        var perRequestBodyLength: Int?
+        var isUnmatched = false
+        switch decision {
+        case .stub(let plan):
+            answering = plan.stub
+            perRequestBodyLength = plan.isPerRequest ? plan.response?.body.count : nil
+        case .unmatched:
+            isUnmatched = true
+        case .passThrough:
+            break
+        }
         let number: Int
         if let claimed {
             number = claimed.number
         } else {
             if let expectedVersion, expectedVersion != version { return nil }
-            if let stub = decision.plan?.stub {
-                answered[stub.id, default: 0] += 1
+            if let answering {
+                answered[answering.id, default: 0] += 1
             }
             number = nextNumber
             nextNumber += 1
         }
-        if let stub = decision.plan?.stub {
-            hits[stub.id, default: 0] += 1
+        if let answering {
+            hits[answering.id, default: 0] += 1
         }
         receivedCount += 1
-        if decision.report != nil {
+        if isUnmatched {
             unmatchedCount += 1
         }
         let bodyLength = request.body?.count ?? 0
+        guard let limit = journalBodyLimit, journal.capacity > 0,
+            bodyLength > limit || (perRequestBodyLength ?? 0) > limit
+        else {
+            // The usual request: journaled as decided, with no copy of the decision.
+            journal.insert(
+                HTTPJournalEntry(
+                    number: number, request: request, requestBodyLength: bodyLength, received: received, path: path,
+                    decision: decision))
+            return number
+        }
         var kept = request
         var journaled = decision
-        if let limit = journalBodyLimit, bodyLength > limit, journal.capacity > 0 {
+        if bodyLength > limit {
             // The journal keeps the beginning only: the request that was decided (and everything that refers to
             // it) stays whole for delivery, and is let go once delivered.
             kept = request.truncatingBody(to: limit)
             journaled = decision.replacingRequest(kept)
         }
         var plannedBodyLength: Int?
-        if let limit = journalBodyLimit, journal.capacity > 0, case .stub(let plan) = journaled, plan.isPerRequest,
-            let body = plan.response?.body, body.count > limit
-        {
+        if let perRequestBodyLength, perRequestBodyLength > limit, case .stub(let plan) = journaled {
             // A body made for this request alone (a template's): kept whole, 10,000 of them would hold gigabytes.
-            plannedBodyLength = body.count
+            plannedBodyLength = perRequestBodyLength
             journaled = .stub(plan.keepingBodyPrefix(limit))
         }
         var entry = HTTPJournalEntry(
