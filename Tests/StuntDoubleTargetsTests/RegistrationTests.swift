@@ -8,7 +8,7 @@ import Testing
 /// purpose.
 @Suite struct RegistrationTests {
     @Test func aProcessLinkingOnlyTheTargetsLayerRegistersNoProtocolClass() async throws {
-        let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
+        let directory = try #require(BuiltProducts.directory)
         let probe = directory.appendingPathComponent("TargetsOnlyProbe")
         try #require(
             FileManager.default.isExecutableFile(atPath: probe.path),

@@ -6,6 +6,15 @@ import Glibc
 import Darwin
 #endif
 
+#if canImport(Darwin)
+/// Darwin's spawn types are opaque pointers, set by their `init` functions.
+typealias SpawnActions = posix_spawn_file_actions_t?
+typealias SpawnAttributes = posix_spawnattr_t?
+#else
+typealias SpawnActions = posix_spawn_file_actions_t
+typealias SpawnAttributes = posix_spawnattr_t
+#endif
+
 /// A program run by tests (curl, python3, the stuntdouble command), started with `posix_spawn`.
 ///
 /// Not `Foundation.Process`: on Linux its `run()` reads past a buffer while listing `/proc/self/fd` and crashes
@@ -52,7 +61,11 @@ public final class ChildProcess: @unchecked Sendable {
         for descriptor in outputPipe + errorPipe {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         }
-        var actions = posix_spawn_file_actions_t()
+        #if canImport(Darwin)
+        var actions: SpawnActions = nil
+        #else
+        var actions = SpawnActions()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -68,7 +81,11 @@ public final class ChildProcess: @unchecked Sendable {
         // A child starts with no signal blocked and the terminating signals at their defaults: the thread that
         // spawns it (a Dispatch or Swift concurrency worker) may block or ignore some, and a child inherits both,
         // so that SIGTERM would never reach, say, a Python program.
-        var attributes = posix_spawnattr_t()
+        #if canImport(Darwin)
+        var attributes: SpawnAttributes = nil
+        #else
+        var attributes = SpawnAttributes()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()
@@ -78,7 +95,13 @@ public final class ChildProcess: @unchecked Sendable {
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
+        #if canImport(Darwin)
+        // Darwin closes every descriptor the file actions do not name (see closeInheritedDescriptors).
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        #endif
         var pid: pid_t = 0
         let status = posix_spawnp(&pid, program, &actions, &attributes, argv, environment)
         close(outputPipe[1])
@@ -109,8 +132,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Makes the child close every descriptor above standard error: SwiftNIO's sockets are not close-on-exec,
     /// and a child holding a copy of a test server's socket keeps its port bound and its connections open.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// (On Darwin, `POSIX_SPAWN_CLOEXEC_DEFAULT` does it: nothing to add.)
+    private static func closeInheritedDescriptors(_ actions: inout SpawnActions) {
+        #if !canImport(Darwin)
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<SpawnActions>, Int32) -> Int32
         // glibc 2.34 and later; not in the headers Swift imports, so looked up by name.
         if let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") {
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
@@ -120,6 +145,7 @@ public final class ChildProcess: @unchecked Sendable {
         for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
+        #endif
     }
 
     /// Reads a pipe to its end (or `limit` bytes) on a thread of its own, then closes it.

@@ -201,6 +201,28 @@ final class TaskIntrospection {
         return TaskDelegate(session: session, task: task, delegate: delegate)
     }()
 
+    #else
+    /// Apple platforms: Foundation itself asks a task's delegate for a streamed upload's body, tells it of upload
+    /// progress and asks it about redirects (`URLSessionTaskDelegate`'s methods are optional there, and a custom
+    /// protocol's task reaches them through Foundation), so no task has a delegate of StuntDouble's to call.
+    struct TaskDelegate: Sendable {
+        /// Never called: there is no delegate (see ``TaskIntrospection/delegate``).
+        func didSendBody(count: Int) {}
+
+        /// Never called: there is no delegate; follows the redirect as it is.
+        func willRedirect(
+            _ response: HTTPURLResponse, to request: URLRequest,
+            _ completion: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completion(request)
+        }
+    }
+
+    /// Always `nil` on Apple platforms (see ``TaskDelegate``).
+    var delegate: TaskDelegate? { nil }
+    #endif
+
+    #if canImport(FoundationNetworking)
     /// A stored property of an object, looked up by name in its class and superclasses; stops at the first
     /// match, since reading a field decodes its type.
     static func field(_ name: String, of subject: Any) -> Any? {

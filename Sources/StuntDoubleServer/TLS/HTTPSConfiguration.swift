@@ -42,7 +42,13 @@ extension HTTPStubServer {
             if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
                 return URL(fileURLWithPath: data).appendingPathComponent("stuntdouble")
             }
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/stuntdouble")
+            #if os(macOS) || os(Linux)
+            let home = FileManager.default.homeDirectoryForCurrentUser
+            #else
+            // iOS, tvOS, watchOS and visionOS have no user home directory API: the app's own home.
+            let home = URL(fileURLWithPath: NSHomeDirectory())
+            #endif
+            return home.appendingPathComponent(".local/share/stuntdouble")
         }
     }
 }

@@ -8,7 +8,7 @@ final class CommandProcess: Sendable {
 
     /// The built command, next to the test bundle.
     static var executable: URL? {
-        let url = Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("stuntdouble")
+        let url = BuiltProducts.directory?.appendingPathComponent("stuntdouble")
         return url.flatMap { FileManager.default.isExecutableFile(atPath: $0.path) ? $0 : nil }
     }
 

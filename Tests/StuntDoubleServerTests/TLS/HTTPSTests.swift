@@ -165,7 +165,7 @@ import Testing
             "changes the machine's trust store: set STUNTDOUBLE_TRUST_STORE_TESTS=1 and run as root (CI does)"))
     func urlSessionTrustsTheAuthorityOnceTheSystemDoes() async throws {
         let folder = Folder()
-        let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
+        let directory = try #require(BuiltProducts.directory)
         let probe = directory.appendingPathComponent("SharedSessionProbe")
         try #require(FileManager.default.isExecutableFile(atPath: probe.path), "build the tests first")
         try await Self.withServer(.generated(authorityFolder: folder.url)) { server in

@@ -11,7 +11,7 @@ import Testing
     }
 
     func runProbe(_ mode: String) async throws -> Output {
-        let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
+        let directory = try #require(BuiltProducts.directory)
         let probe = directory.appendingPathComponent("SharedSessionProbe")
         guard FileManager.default.isExecutableFile(atPath: probe.path) else {
             Issue.record("the probe was not built at \(probe.path); build the tests with `swift build --build-tests`")
