@@ -84,6 +84,9 @@ def main(output):
     jsons = [t for t in texts if is_json(t)]
     types = [t for t in texts if re.fullmatch(r"[a-z]+/[A-Za-z0-9.+-]+(;.*)?", t)]
     percent = [t for t in texts if "%" in t] + urls
+    paths = [t for t in texts if t.startswith("$") and len(t) > 1]
+    xmls = [t for t in texts if t.lstrip().startswith("<") and t.rstrip().endswith(">") and "</" in t or "/>" in t]
+    xpaths = [t for t in texts if t.startswith(("/", "//", "count(", "string(", "name(", "sum(")) and "://" not in t]
 
     def pick(items, count, offset):
         return [items[(offset + k) % len(items)] for k in range(count)] if items else [""]
@@ -100,6 +103,8 @@ def main(output):
         "FuzzTemplate": [t + "\0" + b for t in texts if "{{" in t for b in ['{"name": "Ada", "items": [1, 2]}']]
         + corpus_templates(),
         "FuzzOpenAPI": openapi_documents() + [t for t in texts if "openapi:" in t or '"openapi"' in t],
+        "FuzzJSONPath": [f"{p}\0{j}" for i, p in enumerate(paths) for j in pick(jsons, 3, i * 3)],
+        "FuzzXML": [f"{x}\0{d}" for i, x in enumerate(xpaths or ["/"]) for d in pick(xmls, 3, i * 3)],
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],

@@ -29,6 +29,14 @@ public struct FuzzInput {
         return result
     }
 
+    /// The bytes before the first `separator`, and those after it (none when there is no separator).
+    public func split(at separator: UInt8) -> (
+        before: Slice<UnsafeBufferPointer<UInt8>>, after: Slice<UnsafeBufferPointer<UInt8>>
+    ) {
+        guard let cut = bytes.firstIndex(of: separator) else { return (bytes[...], bytes[bytes.endIndex...]) }
+        return (bytes[..<cut], bytes[(cut + 1)...])
+    }
+
     /// The first byte (0 for an empty input), and the rest.
     public var firstByteAndRest: (UInt8, FuzzInput) {
         guard let first = bytes.first, let base = bytes.baseAddress else { return (0, self) }
