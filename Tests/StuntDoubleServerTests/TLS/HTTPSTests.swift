@@ -65,8 +65,9 @@ import Testing
         }
     }
 
+    /// The deadline covers the TLS handshake too, so it is as generous as the connect timeout above.
     static func get(_ url: String, with client: HTTPClient) async throws -> String {
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         return String(buffer: try await response.body.collect(upTo: 1 << 20))
     }
 
@@ -95,7 +96,7 @@ import Testing
                 let stranger = HTTPClient(eventLoopGroupProvider: .singleton, configuration: untrusting)
                 await #expect {
                     _ = try await stranger.execute(
-                        HTTPClientRequest(url: "https://127.0.0.1:\(port)/hello"), timeout: .seconds(30))
+                        HTTPClientRequest(url: "https://127.0.0.1:\(port)/hello"), timeout: .seconds(120))
                 } throws: { error in
                     "\(error)".contains("certificate") || "\(error)".contains("handshake")
                 }
@@ -250,7 +251,7 @@ import Testing
         try await Self.withServer { server, authority in
             let base = try #require(server.httpsBaseURL).absoluteString
             try await HTTPS.withClient(trusting: authority) { client in
-                let hello = try await client.execute(HTTPClientRequest(url: base + "/hello"), timeout: .seconds(30))
+                let hello = try await client.execute(HTTPClientRequest(url: base + "/hello"), timeout: .seconds(120))
                 #expect(hello.version == .http2, "negotiated by ALPN")
                 #expect(hello.headers["content-length"] == ["2"] && hello.headers["connection"].isEmpty)
                 #expect(String(buffer: try await hello.body.collect(upTo: 1 << 20)) == "hi")
