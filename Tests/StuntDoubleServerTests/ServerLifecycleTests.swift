@@ -52,7 +52,7 @@ import Testing
         #expect(Self.threadNames().filter { $0.hasPrefix(prefix) }.count == 4, "the server's event-loop threads run")
         await server.stop()
         // Threads end just after their loops close: allow them a moment.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while Self.threadNames().contains(where: { $0.hasPrefix(prefix) }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

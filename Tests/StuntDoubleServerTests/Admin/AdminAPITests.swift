@@ -24,7 +24,7 @@ import Testing
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
         return Reply(status: response.status.code, text: text, headers: response.headers)
     }

@@ -19,7 +19,7 @@ import Testing
     @Test func thePageLoadsNothingFromOutsideTheServer() async throws {
         try await withStubServer { baseURL in
             let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: baseURL.absoluteString + "/__admin/"), timeout: .seconds(30))
+                HTTPClientRequest(url: baseURL.absoluteString + "/__admin/"), timeout: .seconds(120))
             #expect(response.status == .ok)
             #expect(response.headers["Content-Type"] == ["text/html; charset=utf-8"])
             let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
@@ -46,9 +46,9 @@ import Testing
         try server.loadStubFiles(at: root)
         let baseURL = try await server.start()
         _ = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/users"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/users"), timeout: .seconds(120))
         _ = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/userz"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/userz"), timeout: .seconds(120))
         let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("page-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: screenshot) }
         let result = try await ChildProcess.run(
@@ -82,11 +82,11 @@ import Testing
         let server = HTTPStubServer(stubber: stubber)
         let baseURL = try await server.start()
         let feed = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/feed"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/feed"), timeout: .seconds(120))
         _ = try await feed.body.collect(upTo: 1 << 20)
         // The admin API lists the events with the times they were due.
         let requests = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/__admin/requests"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/__admin/requests"), timeout: .seconds(120))
         let json = String(buffer: try await requests.body.collect(upTo: 1 << 20))
         #expect(json.contains(#""serverSentEvents""#) && json.contains(#""dueMilliseconds": 100"#), "\(json)")
         let result = try await ChildProcess.run(
@@ -108,7 +108,7 @@ import Testing
         let server = HTTPStubServer(stubber: stubber)
         let baseURL = try await server.start()
         _ = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/health"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/health"), timeout: .seconds(120))
         let (chat, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/chat/room-9")
         try await chat.send(text: "ping")
         try await chat.send(text: "nobody answers this")
@@ -136,7 +136,7 @@ import Testing
         let server = HTTPStubServer(stubber: stubber)
         let baseURL = try await server.start()
         _ = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL.absoluteString + "/api/notes/2"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL.absoluteString + "/api/notes/2"), timeout: .seconds(120))
         let result = try await ChildProcess.run(
             Self.scripts.appendingPathComponent("traffic-page-check").path,
             [baseURL.absoluteString, "--expect-violation", "body.id: expected integer, found string"],

@@ -22,7 +22,7 @@ import Testing
     }
 
     static func status(_ url: String) async throws -> UInt {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         _ = try await response.body.collect(upTo: 1 << 20)
         return response.status.code
     }
@@ -60,7 +60,7 @@ import Testing
         }
         #expect(answered == 3_000)
         serve.signal(SIGTERM)
-        #expect(try await serve.waitForExit(timeout: .seconds(30)) != nil)
+        #expect(try await serve.waitForExit(timeout: .seconds(120)) != nil)
     }
 
     @Test func recordOnAnotherAddressAdvisesFlagsItHas() async throws {

@@ -22,11 +22,11 @@ import Testing
         let baseURL = String(match.2)
 
         let repos = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL + "/users/mark/repos"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL + "/users/mark/repos"), timeout: .seconds(120))
         #expect(repos.status == .ok)
         #expect(String(buffer: try await repos.body.collect(upTo: 1 << 20)) == #"[{"name":"Repo Name"}]"#)
         let missing = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL + "/nope"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL + "/nope"), timeout: .seconds(120))
         #expect(missing.status == .notFound)
 
         // The bundled WebSocket example, as the README shows it.
@@ -74,10 +74,10 @@ import Testing
         #expect(serve.standardOutput.contains("1 stub uses WireMock features StuntDouble does not support yet"))
         let baseURL = String(try #require(serve.standardOutput.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+/)).0)
 
-        let fine = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/ok"), timeout: .seconds(30))
+        let fine = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/ok"), timeout: .seconds(120))
         #expect(fine.status == .ok)
         let refused = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL + "/xml"), timeout: .seconds(30))
+            HTTPClientRequest(url: baseURL + "/xml"), timeout: .seconds(120))
         #expect(refused.status == .internalServerError)
         let text = String(buffer: try await refused.body.collect(upTo: 1 << 20))
         #expect(text.contains("\(location): request.bodyPatterns[0].matchesXPath: the matchesXPath operator"))

@@ -53,7 +53,7 @@ import Testing
         let proxy = "http://127.0.0.1:\(try #require(port, "\(mitm.standardOutput)\(mitm.standardError)"))"
         for path in paths {
             let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: proxy + path), timeout: .seconds(30))
+                HTTPClientRequest(url: proxy + path), timeout: .seconds(120))
             live.append(Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView))
         }
         mitm.signal(SIGTERM)
@@ -78,7 +78,7 @@ import Testing
         try await withStubServer(stubber: files) { server in
             for (path, expected) in zip(paths, live) {
                 let response = try await HTTPClient.shared.execute(
-                    HTTPClientRequest(url: server.absoluteString + path), timeout: .seconds(30))
+                    HTTPClientRequest(url: server.absoluteString + path), timeout: .seconds(120))
                 #expect(Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView) == expected, "\(path)")
             }
         }
@@ -99,7 +99,7 @@ import Testing
             try await withStubServer(stubber: recorder, configuration: configuration) { proxy in
                 for path in ["/data", "/logo.png"] {
                     let response = try await HTTPClient.shared.execute(
-                        HTTPClientRequest(url: proxy.absoluteString + path), timeout: .seconds(30))
+                        HTTPClientRequest(url: proxy.absoluteString + path), timeout: .seconds(120))
                     _ = try await response.body.collect(upTo: 1 << 20)
                 }
             }

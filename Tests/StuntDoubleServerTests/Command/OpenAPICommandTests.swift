@@ -48,14 +48,14 @@ import Testing
         let base = try #require(output.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1
         func get(_ path: String) async throws -> (Int, String) {
             let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: base + path), timeout: .seconds(30))
+                HTTPClientRequest(url: base + path), timeout: .seconds(120))
             return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
         }
         #expect(try await get("/tasks/3") == (200, #"{"id":3,"done":false}"#))
         #expect(try await get("/tasks/7").1 == #"{"id":7}"#)  // the stub file wins
         #expect(try await get("/tasks/x").0 == 400)
         #expect(
-            try await serve.waitForOutput(timeout: .seconds(30)) {
+            try await serve.waitForOutput(timeout: .seconds(120)) {
                 $0.contains("the stub's response breaks the OpenAPI document: header.Content-Type: missing")
                     && $0.contains("body.done: missing")
             }, "\(serve.standardOutput)")
@@ -119,7 +119,7 @@ import Testing
         #expect(serve.standardError.contains("warning: api.yaml:6:7: the path /tasks/{id} has {id}"))
         let base = try #require(serve.standardOutput.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1
         let response = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: base + "/tasks/anything"), timeout: .seconds(30))
+            HTTPClientRequest(url: base + "/tasks/anything"), timeout: .seconds(120))
         #expect(response.status == .ok)
         #expect(String(buffer: try await response.body.collect(upTo: 1 << 20)) == "a task")
         serve.signal(SIGTERM)
@@ -190,7 +190,7 @@ import Testing
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(string: body))
             }
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
             return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
         }
         #expect(try await send(.GET, "/tasks").1 == #"[{"id":1,"title":"Shop","done":false}]"#)

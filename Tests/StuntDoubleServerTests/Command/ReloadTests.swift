@@ -20,9 +20,9 @@ import Testing
         #"{"request": {"method": "GET", "urlPath": "/hello"}, "response": {"status": 200, "body": "\#(body)"}}"#
     }
 
-    /// Waits, asking again and again, until `done` holds (or 30 s pass: a loaded machine still gets there).
+    /// Waits, asking again and again, until `done` holds (or 120 s pass: a loaded machine still gets there).
     static func eventually(_ done: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if try await done() { return true }
             try await Task.sleep(for: .milliseconds(50))
@@ -31,7 +31,7 @@ import Testing
     }
 
     static func get(_ base: Substring, _ path: String) async throws -> (Int, String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(120))
         return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 

@@ -50,7 +50,7 @@ import Testing
     }
 
     static func get(_ url: String) async throws -> (status: Int, violations: String?, body: String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
         return (Int(response.status.code), response.headers.first(name: "StuntDouble-Violations"), body)
     }

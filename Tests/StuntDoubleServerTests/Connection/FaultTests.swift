@@ -71,7 +71,7 @@ import FoundationNetworking
                 do {
                     let response = try await HTTPClient.shared.execute(
                         HTTPClientRequest(url: baseURL.appendingPathComponent(fault.rawValue).absoluteString),
-                        timeout: .seconds(30))
+                        timeout: .seconds(120))
                     _ = try await response.body.collect(upTo: 1 << 20)
                     return nil
                 } catch {

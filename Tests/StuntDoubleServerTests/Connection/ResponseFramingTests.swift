@@ -21,11 +21,11 @@ import Testing
                     $0.headers[.transferEncoding] = "chunked"
                 })
         }
-        // A body that takes 30 seconds to send.
+        // A body that takes 5 minutes to send.
         stubber.add(
             stub: HTTPStubRequest().match(URI: "/paced").stub(for: .head) {
                 $0.body = Data(count: 300_000)
-                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 10_000))
+                $0.responseTime = .withSpeed(HTTPConnectionSpeed(bytesPerSecond: 1_000))
             })
         // A body and a length that a 204 may not have.
         stubber.add(
@@ -77,9 +77,9 @@ import Testing
         try await withStubServer(stubber: stubber()) { baseURL in
             let connection = try await RawConnection.connect(to: baseURL)
             try await connection.send("HEAD /paced HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-            // The body would take 30 seconds: the head alone, then the next answer, come well before.
+            // The body would take 5 minutes: the head alone, then the next answer, come well before.
             #expect(
-                try await connection.read(timeout: .seconds(15)) {
+                try await connection.read(timeout: .seconds(120)) {
                     String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\nA")
                 })
             let (head, _) = try #require(Self.split(String(decoding: connection.received, as: UTF8.self)))

@@ -175,7 +175,7 @@ import Testing
         stubber.add(stub: HTTPStubRequest().match(URI: "/long").stub(for: .get, delay: 6, body: "L"))
         try await withStubServer(stubber: stubber, configuration: configuration) { baseURL in
             let idle = try await RawConnection.connect(to: baseURL)
-            #expect(try await idle.readToClose(timeout: .seconds(30)))
+            #expect(try await idle.readToClose(timeout: .seconds(120)))
             // A response that takes longer than the idle timeout is not cut off. The request goes out the
             // moment the connection is up (from the client's event loop), so that however loaded the machine,
             // the server has it long before its idle timeout.

@@ -43,7 +43,7 @@ import Testing
     {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (response.status.code, response.headers.first(name: "content-type"), String(buffer: body))
     }

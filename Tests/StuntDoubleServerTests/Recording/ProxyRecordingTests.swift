@@ -37,7 +37,7 @@ import Testing
     }
 
     static func get(_ url: String) async throws -> (status: UInt, headers: [String: String], body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         let body = Data((try await response.body.collect(upTo: 16 << 20)).readableBytesView)
         var headers: [String: String] = [:]
         for (name, value) in response.headers { headers[name.lowercased()] = value }
@@ -86,7 +86,7 @@ import Testing
                 post.method = .POST
                 post.headers.add(name: "X-Custom", value: "kept")
                 post.body = .bytes(ByteBuffer(string: "payload"))
-                let echoed = try await HTTPClient.shared.execute(post, timeout: .seconds(30))
+                let echoed = try await HTTPClient.shared.execute(post, timeout: .seconds(120))
                 let echo = String(buffer: try await echoed.body.collect(upTo: 1 << 20))
                 #expect(echo.contains("payload"), "\(echo)")
             }

@@ -136,7 +136,7 @@ struct MatrixRunner {
         }
         for (index, response) in responses.enumerated() { try check(response, item, index) }
         if item.exchange == .http10 {
-            guard await connection.closedByServer(timeout: .seconds(30)) else {
+            guard await connection.closedByServer(timeout: .seconds(120)) else {
                 throw Failure(description: "HTTP/1.0: the server kept the connection open")
             }
             return

@@ -128,7 +128,7 @@ final class MatrixServers: Sendable {
         for server in servers { await server.stop() }
         for process in processes {
             process.signal(SIGTERM)
-            _ = try? await process.waitForExit(timeout: .seconds(30))
+            _ = try? await process.waitForExit(timeout: .seconds(120))
         }
         try? FileManager.default.removeItem(at: folder)
     }

@@ -89,7 +89,7 @@ final class RawConnection: Sendable {
     /// Waits until `done` holds for what was received, the server closes, or `timeout` passes.
     /// - Returns: Whether `done` held.
     @discardableResult
-    func read(timeout: Duration = .seconds(30), until done: (Data) -> Bool) async throws -> Bool {
+    func read(timeout: Duration = .seconds(120), until done: (Data) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (data, closed) = inbox.state.withLockedValue { ($0.data, $0.closed) }
@@ -101,7 +101,7 @@ final class RawConnection: Sendable {
 
     /// Reads one whole response (head and a `Content-Length` or chunked body) and removes it from what was
     /// received.
-    func readResponse(timeout: Duration = .seconds(30)) async throws -> RawResponse? {
+    func readResponse(timeout: Duration = .seconds(120)) async throws -> RawResponse? {
         var response: RawResponse?
         try await read(timeout: timeout) { data in
             response = RawResponse.parse(data)
@@ -114,7 +114,7 @@ final class RawConnection: Sendable {
     }
 
     /// Waits until the server closes the connection.
-    func readToClose(timeout: Duration = .seconds(30)) async throws -> Bool {
+    func readToClose(timeout: Duration = .seconds(120)) async throws -> Bool {
         try await read(timeout: timeout) { _ in false }
         return isClosed
     }

@@ -87,7 +87,7 @@ import Testing
                 // The HTTP listener serves on.
                 let plain = try await HTTPClient.shared.execute(
                     HTTPClientRequest(url: try #require(server.baseURL).absoluteString + "/hello"),
-                    timeout: .seconds(30))
+                    timeout: .seconds(120))
                 #expect(plain.status == .ok)
                 // A client that does not trust the authority refuses the certificate: it is real TLS. (No retries:
                 // AsyncHTTPClient would otherwise try again until its timeout.)
@@ -258,25 +258,25 @@ import Testing
 
                 var head = HTTPClientRequest(url: base + "/hello")
                 head.method = .HEAD
-                let headResponse = try await client.execute(head, timeout: .seconds(30))
+                let headResponse = try await client.execute(head, timeout: .seconds(120))
                 #expect(headResponse.status == .ok)
                 #expect(try await headResponse.body.collect(upTo: 1 << 20).readableBytes == 0)
 
                 var post = HTTPClientRequest(url: base + "/echo")
                 post.method = .POST
                 post.body = .bytes(ByteBuffer(string: "payload"))
-                let posted = try await client.execute(post, timeout: .seconds(30))
+                let posted = try await client.execute(post, timeout: .seconds(120))
                 #expect(posted.status == .created)
                 #expect(String(buffer: try await posted.body.collect(upTo: 1 << 20)) == "echoed")
 
                 let dribbled = try await client.execute(
-                    HTTPClientRequest(url: base + "/dribble"), timeout: .seconds(30))
+                    HTTPClientRequest(url: base + "/dribble"), timeout: .seconds(120))
                 #expect(String(buffer: try await dribbled.body.collect(upTo: 1 << 20)) == "0123456789")
 
                 // A fault resets its stream: the client sees an error, and the connection serves on.
                 await #expect(throws: (any Error).self) {
                     let broken = try await client.execute(
-                        HTTPClientRequest(url: base + "/broken"), timeout: .seconds(30))
+                        HTTPClientRequest(url: base + "/broken"), timeout: .seconds(120))
                     _ = try await broken.body.collect(upTo: 1 << 20)
                 }
 
@@ -285,7 +285,7 @@ import Testing
                     for _ in 0..<20 {
                         group.addTask {
                             let response = try await client.execute(
-                                HTTPClientRequest(url: base + "/hello"), timeout: .seconds(30))
+                                HTTPClientRequest(url: base + "/hello"), timeout: .seconds(120))
                             return String(buffer: try await response.body.collect(upTo: 1 << 20))
                         }
                     }
@@ -327,9 +327,9 @@ import Testing
         }
     }
 
-    /// Waits (30 s at most) until the server has no connection open.
+    /// Waits (120 s at most) until the server has no connection open.
     static func connectionsClose(_ server: HTTPStubServer) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while server.openConnectionCount > 0 {
             if ContinuousClock.now > deadline { return false }
             try await Task.sleep(for: .milliseconds(20))
@@ -363,7 +363,7 @@ import Testing
                 let beforeTheRequest = ContinuousClock.now
                 let response = try await client.execute(
                     HTTPClientRequest(url: try #require(server.httpsBaseURL).absoluteString + "/hello"),
-                    timeout: .seconds(30))
+                    timeout: .seconds(120))
                 #expect(response.version == (version == .http1Only ? .http1_1 : .http2))
                 _ = try await response.body.collect(upTo: 1 << 20)
                 let openConnections = server.openConnectionCount
@@ -384,7 +384,7 @@ import Testing
             try await HTTPS.withClient(trusting: authority) { client in
                 let response = try await client.execute(
                     HTTPClientRequest(url: try #require(server.httpsBaseURL).absoluteString + "/hello"),
-                    timeout: .seconds(30))
+                    timeout: .seconds(120))
                 #expect(response.version == .http2)
                 _ = try await response.body.collect(upTo: 1 << 20)
                 let started = ContinuousClock.now

@@ -23,9 +23,9 @@ import Testing
         try await Call.serving(receiver) { url in try await body(url, receiver) }
     }
 
-    /// The sending server's record of its webhooks, once none is pending (each one waited for at most 30 s).
+    /// The sending server's record of its webhooks, once none is pending (each one waited for at most 120 s).
     static func settledWebhooks(_ url: URL, count: Int) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while true {
             let list = try await Call.call(.GET, url, "/__admin/stuntdouble/webhooks")
             let webhooks = list.object["webhooks"] as? [[String: Any]] ?? []
@@ -33,7 +33,7 @@ import Testing
                 return webhooks
             }
             if ContinuousClock.now > deadline {
-                Issue.record("webhooks still pending after 30 s: \(webhooks)")
+                Issue.record("webhooks still pending after 120 s: \(webhooks)")
                 return webhooks
             }
             try await Task.sleep(for: .milliseconds(20))
