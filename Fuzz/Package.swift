@@ -5,7 +5,7 @@ import PackageDescription
 // libFuzzer's; build and run them with `Fuzz/run` (see its header), never with `swift run`.
 let fuzzers = [
     "FuzzURITemplate", "FuzzURLMatcher", "FuzzRegexPrefix", "FuzzJSON", "FuzzPercentEncoding", "FuzzHeaders",
-    "FuzzStubFiles", "FuzzTemplate", "FuzzOpenAPI", "FuzzJSONPath", "FuzzXML",
+    "FuzzStubFiles", "FuzzTemplate", "FuzzOpenAPI", "FuzzJSONPath", "FuzzXML", "FuzzMessageMappings",
 ]
 
 let package = Package(

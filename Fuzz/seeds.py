@@ -15,6 +15,7 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PLAIN = re.compile(r'(?<![#\\])"((?:[^"\\\n]|\\.)*)"')
 RAW = re.compile(r'(#+)"(.*?)"\1', re.S)
+MULTILINE = re.compile(r'(#*)"""\n(.*?)\n[ \t]*"""\1', re.S)
 PAIR = re.compile(r'"([A-Za-z][A-Za-z0-9-]*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 
 
@@ -34,6 +35,9 @@ def literals():
             if not name.endswith(".swift"):
                 continue
             source = open(os.path.join(directory, name), encoding="utf-8").read()
+            # Multi-line literals first (their text, not their quotes), raw ones as written.
+            found += [m.group(2) if m.group(1) else unescape(m.group(2)) for m in MULTILINE.finditer(source)]
+            source = MULTILINE.sub("", source)
             found += [match.group(2) for match in RAW.finditer(source)]
             without_raw = RAW.sub("", source)
             found += [unescape(match.group(1)) for match in PLAIN.finditer(without_raw)]
@@ -105,6 +109,7 @@ def main(output):
         "FuzzOpenAPI": openapi_documents() + [t for t in texts if "openapi:" in t or '"openapi"' in t],
         "FuzzJSONPath": [f"{p}\0{j}" for i, p in enumerate(paths) for j in pick(jsons, 3, i * 3)],
         "FuzzXML": [f"{x}\0{d}" for i, x in enumerate(xpaths or ["/"]) for d in pick(xmls, 3, i * 3)],
+        "FuzzMessageMappings": [t for t in texts if '"trigger"' in t or '"messageMappings"' in t],
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],
