@@ -69,7 +69,8 @@ import Testing
         let serve = try CommandProcess(["serve", "--port", "0", "--root", root.path])
         #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
         let location = "\(root.path)/mappings/xml.json:1:47"
-        #expect(serve.standardError.contains("\(location): warning: request.bodyPatterns[0].matchesXPath: "))
+        let warning = "\(location): warning: request.bodyPatterns[0].matchesXPath: "
+        #expect(try await serve.waitForError { $0.contains(warning) }, "\(serve.standardError)")
         #expect(serve.standardOutput.contains("Serving 2 stubs"))
         #expect(serve.standardOutput.contains("1 stub uses WireMock features StuntDouble does not support yet"))
         let baseURL = String(try #require(serve.standardOutput.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+/)).0)
@@ -99,7 +100,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let serve = try CommandProcess(["serve", "--port", "0", "--root", root.path])
         #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") })
-        #expect(serve.standardError.contains(#"typo.json:1:41: warning: response.bodee: unknown field"#))
+        #expect(
+            try await serve.waitForError { $0.contains(#"typo.json:1:41: warning: response.bodee: unknown field"#) },
+            "\(serve.standardError)")
         #expect(serve.standardOutput.contains("1 warning (above)"))
         serve.signal(SIGINT)
         #expect(try await serve.waitForExit() == 0)

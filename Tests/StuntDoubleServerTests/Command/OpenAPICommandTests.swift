@@ -116,7 +116,9 @@ import Testing
 
         let serve = try CommandProcess(["serve", "--port", "0", "--openapi", document])
         #expect(try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") }, "\(serve.standardError)")
-        #expect(serve.standardError.contains("warning: api.yaml:6:7: the path /tasks/{id} has {id}"))
+        #expect(
+            try await serve.waitForError { $0.contains("warning: api.yaml:6:7: the path /tasks/{id} has {id}") },
+            "\(serve.standardError)")
         let base = try #require(serve.standardOutput.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/)).1
         let response = try await HTTPClient.shared.execute(
             HTTPClientRequest(url: base + "/tasks/anything"), timeout: .seconds(120))

@@ -48,13 +48,16 @@ import Testing
 
         try Self.document(done: true).write(to: file, atomically: true, encoding: .utf8)
         #expect(try await Self.eventually { try await Self.get(base, "/tasks/3").1 == #"{"id":3,"done":true}"# })
-        #expect(serve.standardOutput.contains("Reloaded OpenAPI \(file.path) (Tasks, 1 operation)"))
+        #expect(
+            try await serve.waitForOutput { $0.contains("Reloaded OpenAPI \(file.path) (Tasks, 1 operation)") },
+            "\(serve.standardOutput)")
 
         // Broken: a mapping where a list is due, on line 3.
         try Self.document(done: false).replacingOccurrences(of: "paths:", with: "paths: [").write(
             to: file, atomically: true, encoding: .utf8)
-        #expect(try await Self.eventually { serve.standardError.contains("cannot be read (above)") })
-        #expect(serve.standardError.contains("tasks.yaml:"), "where it breaks: \(serve.standardError)")
+        #expect(
+            try await serve.waitForError { $0.contains("cannot be read (above)") && $0.contains("tasks.yaml:") },
+            "where it breaks: \(serve.standardError)")
         #expect(try await Self.get(base, "/tasks/3").1 == #"{"id":3,"done":true}"#, "the last good version")
 
         try FileManager.default.removeItem(at: file)
@@ -81,12 +84,14 @@ import Testing
         let hello = root.appendingPathComponent("mappings/hello.json")
         try Self.mapping("two").write(to: hello, atomically: true, encoding: .utf8)
         #expect(try await Self.eventually { try await Self.get(base, "/hello").1 == "two" })
-        #expect(serve.standardOutput.contains("Reloaded 1 stub from \(root.path)"))
+        #expect(try await serve.waitForOutput { $0.contains("Reloaded 1 stub from \(root.path)") })
 
         try #"{"request": {"method": "GET", "urlPath": "/hello"}, "response": {"status": "#.write(
             to: hello, atomically: true, encoding: .utf8)
-        #expect(try await Self.eventually { serve.standardError.contains("have errors (above)") })
-        #expect(serve.standardError.contains("mappings/hello.json:1:"), "\(serve.standardError)")
+        #expect(
+            try await serve.waitForError {
+                $0.contains("have errors (above)") && $0.contains("mappings/hello.json:1:")
+            }, "\(serve.standardError)")
         #expect(try await Self.get(base, "/hello").1 == "two", "the last good reading")
 
         try FileManager.default.removeItem(at: hello)

@@ -39,12 +39,27 @@ final class CommandProcess: Sendable {
     /// Waits until standard output satisfies `done`, or the timeout passes.
     @discardableResult
     func waitForOutput(timeout: Duration = .seconds(60), _ done: (String) -> Bool) async throws -> Bool {
+        try await wait(for: \.standardOutput, timeout: timeout, done)
+    }
+
+    /// Waits until standard error satisfies `done`, or the timeout passes.
+    ///
+    /// The two streams are read apart, so a line the command wrote to standard error before a line on standard
+    /// output may be read after it: a running command's standard error is waited for, never read at once.
+    @discardableResult
+    func waitForError(timeout: Duration = .seconds(60), _ done: (String) -> Bool) async throws -> Bool {
+        try await wait(for: \.standardError, timeout: timeout, done)
+    }
+
+    private func wait(
+        for stream: KeyPath<CommandProcess, String>, timeout: Duration, _ done: (String) -> Bool
+    ) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if done(standardOutput) { return true }
+            if done(self[keyPath: stream]) { return true }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return done(standardOutput)
+        return done(self[keyPath: stream])
     }
 
     func signal(_ number: Int32) {
