@@ -20,8 +20,10 @@ import Testing
         let files = try server.loadStubFiles(at: root)
         let elapsed = ContinuousClock.now - start
         #expect(files.mappingCount == 5_000)
-        // Measured: about 1 s in a debug build; minutes before.
-        #expect(elapsed < .seconds(30), "\(elapsed)")
+        // Measured: about 1 s in a debug build, 30 s under ThreadSanitizer beside a release build. Reading the list
+        // again for each mapping took 74 s for 1,000 mappings, so about half an hour for these 5,000: a bound of
+        // five minutes tells the two apart on any machine, however loaded.
+        #expect(elapsed < .seconds(300), "\(elapsed)")
         let url = try await server.start()
         let reply = try await AdminAPITests.call(.GET, url, "/items/4999")
         #expect(reply.object["index"] as? Int == 4_999)
@@ -48,6 +50,7 @@ import Testing
         let server = HTTPStubServer()
         let start = ContinuousClock.now
         #expect(try server.loadStubFiles(at: root).mappingCount == 2_000)
-        #expect(ContinuousClock.now - start < .seconds(30))
+        // Linear: seconds, at most (see above for why the bound is five minutes).
+        #expect(ContinuousClock.now - start < .seconds(300))
     }
 }
