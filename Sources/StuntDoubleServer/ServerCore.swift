@@ -51,6 +51,7 @@ final class ServerCore: Sendable {
     init(stubber: HTTPStubber, configuration: HTTPStubServer.Configuration) {
         self.stubber = stubber
         self.configuration = configuration
+        logLevel = configuration.logger.logLevel
         hasAdmin = configuration.isAdminAPIEnabled
         webhooks = WebhookSender(logger: configuration.logger)
         connectionLimits = ConnectionStateMachine.Limits(
@@ -64,6 +65,9 @@ final class ServerCore: Sendable {
     }
 
     var logger: Logger { configuration.logger }
+    /// The logger's level, read once: the configuration's logger never changes, and asking it copied the logger
+    /// (its handler, an existential) twice a request.
+    let logLevel: Logger.Level
 
     /// The admin API asked the server to stop.
     func shutdownRequested() async {

@@ -63,7 +63,7 @@ extension StubRegistry {
         var buckets: [Bucket] = []
         if let bucket = exact[route.exactKey] { buckets.append(bucket) }
         if let bucket = hostPath[route.hostPathKey] { buckets.append(bucket) }
-        if let bucket = paths[RequestRoute.trimmingTrailingSlash(route.path)] { buckets.append(bucket) }
+        if let bucket = paths[route.pathKey] { buckets.append(bucket) }
         if let bucket = hosts[route.host] { buckets.append(bucket) }
         hostTemplates[route.host]?.collect(path: route.pathSlice, into: &buckets)
         anyHostTemplates.collect(path: route.pathSlice, into: &buckets)

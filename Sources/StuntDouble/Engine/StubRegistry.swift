@@ -243,7 +243,7 @@ struct StubRegistry: Sendable {
             registry.pointee.hostTemplates.isEmpty, registry.pointee.anyHostTemplates.isEmpty,
             registry.pointee.urlPrefixes.isEmpty, registry.pointee.scan.isEmpty
         {
-            guard let bucket = registry.pointee.paths[RequestRoute.trimmingTrailingSlash(route.path)] else {
+            guard let bucket = registry.pointee.paths[route.pathKey] else {
                 return nil
             }
             for entry in bucket.entries.reversed() {
@@ -264,7 +264,7 @@ struct StubRegistry: Sendable {
             buckets.append(bucket)
         }
         if !registry.pointee.paths.isEmpty,
-            let bucket = registry.pointee.paths[RequestRoute.trimmingTrailingSlash(route.path)]
+            let bucket = registry.pointee.paths[route.pathKey]
         {
             buckets.append(bucket)
         }

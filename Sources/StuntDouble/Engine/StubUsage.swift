@@ -278,21 +278,23 @@ struct JournalBuffer: Sendable {
     }
 
     /// Adds an entry in its place by number; when full, the oldest entry goes (or the new one, if older).
-    mutating func insert(_ entry: HTTPJournalEntry) {
+    mutating func insert(_ entry: consuming HTTPJournalEntry) {
+        // Taken, not copied: an entry holds a dozen references, and a copy retains (and its end releases) each.
+        let number = entry.number
         guard capacity > 0 else {
             droppedCount += 1
             return
         }
         if storage.count < capacity {
-            storage.append(entry)
+            storage.append(consume entry)
         } else {
             droppedCount += 1
-            guard entry.number > storage[head].number else { return }
-            storage[head] = entry
+            guard number > storage[head].number else { return }
+            storage[head] = consume entry
             head = (head + 1) % storage.count
         }
         var place = storage.count - 1
-        while place > 0, storage[index(place - 1)].number > entry.number {
+        while place > 0, storage[index(place - 1)].number > number {
             storage.swapAt(index(place - 1), index(place))
             place -= 1
         }

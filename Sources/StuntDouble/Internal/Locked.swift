@@ -5,20 +5,28 @@ import Foundation
 ///
 /// On Apple platforms an `NSLock` (`Synchronization.Mutex` would need macOS 15 / iOS 18). Never call user
 /// code while holding the lock.
-package final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+package struct Locked<Value: Sendable>: @unchecked Sendable {
+    private final class Box {
+        let lock = NSLock()
+        var value: Value
+
+        init(_ value: Value) {
+            self.value = value
+        }
+    }
+
+    private let box: Box
 
     package init(_ value: Value) {
-        self.value = value
+        box = Box(value)
     }
 
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        box.lock.lock()
+        defer { box.lock.unlock() }
+        return try body(&box.value)
     }
 }
 #else
@@ -31,10 +39,11 @@ import Musl
 /// Mutable state behind a lock: the one place where StuntDouble keeps shared mutable state.
 ///
 /// Elsewhere a `pthread_mutex_t` stored in the same allocation as the value: one allocation per lock (an
-/// `NSLock` costs two more, and every cold object is a cache miss on the request path), and a lock that
+/// `NSLock` costs two more, and every cold object is a cache miss on the request path; a struct around it, not a
+/// class, saves another), and a lock that
 /// ThreadSanitizer understands (it reports false races on `Synchronization.Mutex`, whose futex calls it does
 /// not see). Never call user code while holding the lock.
-package final class Locked<Value: Sendable>: @unchecked Sendable {
+package struct Locked<Value: Sendable>: @unchecked Sendable {
     private let buffer: Buffer
 
     private final class Buffer: ManagedBuffer<Value, pthread_mutex_t> {

@@ -202,36 +202,9 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
     /// `URL` is made only when something asks for it. For the stub server, whose requests are matched by route.
     /// - Returns: `nil` when the text is not such a URL; make the `URL` and use ``init(method:url:headers:body:)``.
     package init?(method: HTTPMethod, validatedURLText text: String, headers: HTTPHeaders, body: Data?) {
-        guard Self.needsNoEncoding(text), let route = RequestRoute(plain: text) else { return nil }
+        // The scheme and host `RequestRoute(plain:)` reads need no encoding; the rest is checked as it is read.
+        guard let route = RequestRoute(plain: text, requiringNoEncoding: true) else { return nil }
         storage = Storage(method: method, urlText: text, headers: headers, body: body, route: route)
-    }
-
-    /// Whether every byte of a text may stand in a URL as it is (RFC 3986), `%` only before two hex digits.
-    private static func needsNoEncoding(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
-                    UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-                    UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
-                    UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
-                    index += 1
-                case UInt8(ascii: "%"):
-                    guard index + 2 < bytes.count, PercentEncoding.hexValue(bytes[index + 1]) != nil,
-                        PercentEncoding.hexValue(bytes[index + 2]) != nil
-                    else { return false }
-                    index += 3
-                default:
-                    return false
-                }
-            }
-            return true
-        }
     }
 
     /// A copy whose body keeps only its first `limit` bytes (for the journal); the same request when the body

@@ -98,15 +98,44 @@ package struct RequestRoute: Sendable, Hashable {
     /// visible ASCII. `nil` for anything else (user info, IPv6, percent-encoded or Unicode hosts, spaces ...),
     /// which Foundation parses instead. Both give the same route for every URL this accepts (the fuzzer
     /// `FuzzURLMatcher` checks it).
-    init?(plain string: String) {
+    ///
+    /// With `requiringNoEncoding`, also `nil` when a byte of the path, query or fragment could not stand in a URL
+    /// as it is (RFC 3986: unreserved, reserved, or `%` before two hex digits), checked in the same pass.
+    init?(plain string: String, requiringNoEncoding: Bool = false) {
         var contiguous = string
-        guard let route = contiguous.withUTF8({ Self.parsePlain($0, original: string) }) else { return nil }
+        guard
+            let route = contiguous.withUTF8({
+                Self.parsePlain($0, original: string, requiringNoEncoding: requiringNoEncoding)
+            })
+        else { return nil }
         self = route
+    }
+
+    /// Whether the byte at `position` may stand in a URL as it is: unreserved or reserved (RFC 3986), or a `%`
+    /// before two hex digits.
+    @inline(__always)
+    private static func needsNoEncoding(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
+        switch bytes[position] {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"),
+            UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        case UInt8(ascii: "%"):
+            position + 2 < bytes.count && PercentEncoding.isHex(bytes[position + 1])
+                && PercentEncoding.isHex(bytes[position + 2])
+        default:
+            false
+        }
     }
 
     /// Parses a plain URL's bytes; a URL already in canonical form (the usual case) keeps `original` as its
     /// key, so that nothing is allocated.
-    private static func parsePlain(_ bytes: UnsafeBufferPointer<UInt8>, original: String) -> RequestRoute? {
+    private static func parsePlain(
+        _ bytes: UnsafeBufferPointer<UInt8>, original: String, requiringNoEncoding: Bool
+    ) -> RequestRoute? {
         func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- UInt8(ascii: "a") < 26 }
         func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
         func isHostByte(_ byte: UInt8) -> Bool {
@@ -115,9 +144,14 @@ package struct RequestRoute: Sendable, Hashable {
         let count = bytes.count
         // scheme ":" "//"
         guard count > 0, isLetter(bytes[0]) else { return nil }
+        // What makes the URL other than its key, noted as it is read (not read again): an upper-case letter in
+        // the scheme or host, a percent escape with lower-case hex digits.
+        var hasUppercase = bytes[0] &- UInt8(ascii: "A") < 26
+        var hasLowercaseEscape = false
         var index = 1
         while index < count, bytes[index] != UInt8(ascii: ":") {
             guard isHostByte(bytes[index]) || bytes[index] == UInt8(ascii: "+") else { return nil }
+            hasUppercase = hasUppercase || bytes[index] &- UInt8(ascii: "A") < 26
             index += 1
         }
         let schemeEnd = index
@@ -128,11 +162,13 @@ package struct RequestRoute: Sendable, Hashable {
         // host [":" port]
         let hostStart = index
         while index < count, isHostByte(bytes[index]) {
+            hasUppercase = hasUppercase || bytes[index] &- UInt8(ascii: "A") < 26
             index += 1
         }
         let hostEnd = index
         guard hostEnd > hostStart else { return nil }
         var port: Int?
+        var portDigits = 0..<0
         if index < count, bytes[index] == UInt8(ascii: ":") {
             index += 1
             var value = 0
@@ -144,6 +180,7 @@ package struct RequestRoute: Sendable, Hashable {
             }
             guard index > digitsStart else { return nil }
             port = value
+            portDigits = digitsStart..<index
         }
         // path ["?" query] ["#" fragment], visible ASCII only
         guard
@@ -156,6 +193,13 @@ package struct RequestRoute: Sendable, Hashable {
         for position in pathStart..<count {
             let byte = bytes[position]
             guard byte > 0x20, byte < 0x7F else { return nil }
+            if requiringNoEncoding, !needsNoEncoding(bytes, at: position) { return nil }
+            if byte == UInt8(ascii: "%"), position + 2 < count, PercentEncoding.isHex(bytes[position + 1]),
+                PercentEncoding.isHex(bytes[position + 2]),
+                bytes[position + 1] >= UInt8(ascii: "a") || bytes[position + 2] >= UInt8(ascii: "a")
+            {
+                hasLowercaseEscape = true
+            }
             if byte == UInt8(ascii: "#"), end == count {
                 end = position
             } else if byte == UInt8(ascii: "?"), queryMark == nil, end == count {
@@ -164,14 +208,20 @@ package struct RequestRoute: Sendable, Hashable {
         }
         let pathEnd = queryMark ?? end
         let hasQuery = queryMark.map { $0 + 1 < end } ?? false
-        let scheme = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<schemeEnd]), as: UTF8.self)
-        let writtenPort = port.flatMap { $0 == defaultPort(for: scheme.asciiLowercased) ? nil : String($0) }
-        if let canonical = canonicalRoute(
-            bytes, original: original, schemeEnd: schemeEnd, hostEnd: hostEnd, writtenPort: writtenPort,
-            pathStart: pathStart, pathEnd: pathEnd, hasQuery: hasQuery, end: end)
+        // The port the key writes: none when it is the scheme's default (read from the scheme's bytes, with no
+        // string made for the usual URL).
+        let keepsPort = port.map { $0 != defaultPort(scheme: UnsafeBufferPointer(rebasing: bytes[0..<schemeEnd])) }
+        // The port as written is the key's when it is kept and has no leading zero.
+        let portIsKeysAsWritten = portDigits.count == 1 || bytes[portDigits.lowerBound] != UInt8(ascii: "0")
+        if keepsPort != true || portIsKeysAsWritten, !hasUppercase, !hasLowercaseEscape,
+            let canonical = canonicalRoute(
+                bytes, original: original, schemeEnd: schemeEnd, hostEnd: hostEnd,
+                keyPortLength: keepsPort == true ? portDigits.count + 1 : 0,
+                pathStart: pathStart, pathEnd: pathEnd, hasQuery: hasQuery, end: end)
         {
             return canonical
         }
+        let writtenPort = keepsPort == true ? port.map { String($0) } : nil
         // scheme "://" host [":" port] path ["?" query], lower-casing scheme and host, upper-casing the hex
         // digits of percent-encoded bytes.
         let capacity = count + 1 + (writtenPort?.utf8.count ?? 0) + 1
@@ -224,32 +274,18 @@ package struct RequestRoute: Sendable, Hashable {
     }
 
     /// The route of a plain URL whose string is already its key: lower-case scheme and host, no default or
-    /// non-canonical port, a path, no empty query, no fragment, upper-case percent-encoding hex; else `nil`.
+    /// non-canonical port, a path, no empty query, no fragment, upper-case percent-encoding hex (the caller checks
+    /// the case of letters); else `nil`.
     private static func canonicalRoute(
-        _ bytes: UnsafeBufferPointer<UInt8>, original: String, schemeEnd: Int, hostEnd: Int, writtenPort: String?,
+        _ bytes: UnsafeBufferPointer<UInt8>, original: String, schemeEnd: Int, hostEnd: Int, keyPortLength: Int,
         pathStart: Int, pathEnd: Int, hasQuery: Bool, end: Int
     ) -> RequestRoute? {
         guard end == bytes.count, pathEnd > pathStart, bytes[pathStart] == UInt8(ascii: "/"),
             hasQuery || pathEnd == end
         else { return nil }
-        for position in 0..<hostEnd where bytes[position] &- UInt8(ascii: "A") < 26 {
-            return nil
-        }
-        // The port as written (if any) must be the one the key writes.
-        let writtenLength = writtenPort.map { $0.utf8.count + 1 } ?? 0
-        guard pathStart - hostEnd == writtenLength else { return nil }
-        if let writtenPort, !writtenPort.utf8.elementsEqual(bytes[(hostEnd + 1)..<pathStart]) { return nil }
-        var position = pathStart
-        while position + 2 < end {
-            if bytes[position] == UInt8(ascii: "%"), PercentEncoding.isHex(bytes[position + 1]),
-                PercentEncoding.isHex(bytes[position + 2])
-            {
-                if bytes[position + 1] >= UInt8(ascii: "a") || bytes[position + 2] >= UInt8(ascii: "a") { return nil }
-                position += 3
-            } else {
-                position += 1
-            }
-        }
+        // (Upper-case letters in the scheme and host, and lower-case hex digits in escapes, were ruled out as the
+        // URL was read.) The port as written (if any) must be the one the key writes (`:` and its digits, or nothing).
+        guard pathStart - hostEnd == keyPortLength else { return nil }
         return RequestRoute(
             exactKey: original, schemeEnd: schemeEnd, hostEnd: hostEnd, pathStart: pathStart, queryStart: pathEnd)
     }
@@ -273,6 +309,48 @@ package struct RequestRoute: Sendable, Hashable {
             return result
         }
         return Array(exactKey.utf8)[start..<end].withUnsafeBufferPointer(body)
+    }
+
+    /// The path without its trailing slashes (`trimmingTrailingSlash(path)`): the key of path stubs, made from the
+    /// key's bytes in place (slicing the key and trimming the slice cost 550 instructions a request).
+    var pathKey: String {
+        withBytes(fromPath: true, withQuery: false) { bytes in
+            var count = bytes.count
+            while count > 0, bytes[count - 1] == UInt8(ascii: "/") { count -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<count]), as: UTF8.self)
+        }
+    }
+
+    /// Whether the path (with `?` and the query after it, when `withQuery`) is `text`, byte for byte: what
+    /// `path == text` says, with no string made.
+    package func pathIs(_ text: String, withQuery: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { expected in
+            withBytes(fromPath: true, withQuery: withQuery) { bytes in
+                bytes.count == expected.count
+                    && (bytes.isEmpty || memcmp(bytes.baseAddress!, expected.baseAddress!, bytes.count) == 0)
+            }
+        }
+    }
+
+    /// The default port of a scheme given as its bytes, in any case: `defaultPort(for:)` with no string made.
+    private static func defaultPort(scheme bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        func lowered(_ index: Int) -> UInt8 { bytes[index] | 0x20 }
+        switch bytes.count {
+        case 2 where lowered(0) == UInt8(ascii: "w") && lowered(1) == UInt8(ascii: "s"):
+            return 80
+        case 3
+        where lowered(0) == UInt8(ascii: "w") && lowered(1) == UInt8(ascii: "s") && lowered(2) == UInt8(ascii: "s"):
+            return 443
+        case 4, 5:
+            guard lowered(0) == UInt8(ascii: "h"), lowered(1) == UInt8(ascii: "t"), lowered(2) == UInt8(ascii: "t"),
+                lowered(3) == UInt8(ascii: "p")
+            else { return nil }
+            if bytes.count == 4 { return 80 }
+            return lowered(4) == UInt8(ascii: "s") ? 443 : nil
+        default:
+            return nil
+        }
     }
 
     static func defaultPort(for scheme: String) -> Int? {

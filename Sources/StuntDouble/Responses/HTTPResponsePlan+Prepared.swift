@@ -9,10 +9,10 @@ extension HTTPResponsePlan {
     /// (the stub server keeps the response's head, ready for the wire), or `nil`: a response object answers
     /// many requests, and what is derived from it once serves them all.
     package func derived<Value: AnyObject & Sendable>(_ type: Value.Type) -> Value? {
-        parts.derived.withLock { entry in
-            guard let entry, entry.stub == stub.id else { return nil }
-            return entry.value as? Value
-        }
+        let value = parts.derived.withLock { entry in entry?.stub == stub.id ? entry?.value : nil }
+        // The type compared, then the object taken as it (a dynamic cast cost more than the rest of the look-up).
+        guard let value, Swift.type(of: value) == Value.self else { return nil }
+        return unsafeDowncast(value, to: Value.self)
     }
 
     /// Keeps what a delivery path derived from this plan's response for its stub (see ``derived(_:)``).

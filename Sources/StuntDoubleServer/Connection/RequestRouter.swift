@@ -47,11 +47,13 @@ struct RequestRouter: Sendable {
         if allowsUpgrades, canUpgrade, WebSocketUpgrade.isRequested(by: head) { return .webSocketUpgrade }
         if hasAdmin, isAdmin { return .admin }
         let origin = answersCrossOrigin ? head.headers.first(name: "origin") : nil
-        if let origin, head.method == .OPTIONS, let method = head.headers.first(name: "access-control-request-method") {
+        if let origin, head.method.isMethod(.OPTIONS),
+            let method = head.headers.first(name: "access-control-request-method")
+        {
             return .preflight(origin: origin, method: method)
         }
         if hasUpstream, !isAdmin || proxiesAdminRequests { return .stub(origin: origin, otherwise: .forward) }
-        return .stub(origin: origin, otherwise: head.method == .GET ? .staticFile : .report)
+        return .stub(origin: origin, otherwise: head.method.isMethod(.GET) ? .staticFile : .report)
     }
 
     /// Whether a request target is the admin API's: `/__admin`, or under it, or with a query.

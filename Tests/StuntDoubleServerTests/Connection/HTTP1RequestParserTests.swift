@@ -365,4 +365,53 @@ import Testing
         }
         #expect(whole.requests.first?.body == Data("hello".utf8))
     }
+
+    /// The names the parser knows by their bytes (the usual spellings) read as any other spelling of them does:
+    /// the name as written, and the same facts as the whole head gives.
+    @Test(arguments: [
+        "Host", "host", "HOST", "hOsT", "Expect", "EXPECT", "Upgrade", "upgrade", "Connection", "connection",
+        "CONNECTION", "User-Agent", "user-agent", "USER-AGENT", "Content-Length", "content-length", "Content-length",
+        "Transfer-Encoding", "transfer-encoding", "TRANSFER-ENCODING", "Accept", "Cookie", "Origin", "Referer",
+        "Content-Type", "Authorization", "Cache-Control", "Accept-Encoding", "Accept-Language", "X-Other",
+    ])
+    func usualNamesReadAsAnySpellingOfThem(name: String) throws {
+        let value =
+            switch name.lowercased() {
+            case "content-length": "0"
+            case "transfer-encoding": "chunked"
+            case "expect": "100-continue"
+            case "connection": "close"
+            default: "v"
+            }
+        let host = name.lowercased() == "host" ? "" : "Host: h\r\n"
+        let end = name.lowercased() == "transfer-encoding" ? "0\r\n\r\n" : ""
+        var parser = HTTP1RequestParser(maximumHeadSize: 80 << 10)
+        parser.feed(ByteBuffer(string: "POST /x HTTP/1.1\r\n\(host)\(name): \(value)\r\n\r\n\(end)"))
+        let event = parser.next()
+        guard case .head(let head, let facts) = try #require(event) else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.headers.map(\.name).contains(name))
+        #expect(head.headers[name] == [value])
+        #expect(facts == HeadFacts(head))
+        #expect(facts.hostCount == 1)
+        #expect(facts.declaresBody == ["content-length", "transfer-encoding"].contains(name.lowercased()))
+        #expect(facts.expectsContinue == (name.lowercased() == "expect"))
+        #expect(facts.hasUpgrade == (name.lowercased() == "upgrade"))
+        #expect(facts.keepAlive(head.version) == (name.lowercased() != "connection"))
+    }
+
+    /// `isMethod` says what `==` says, for SwiftNIO's cases and methods it keeps as text.
+    @Test func methodsCompareAsEqualitySays() {
+        let methods: [HTTPMethod] = [
+            .GET, .HEAD, .POST, .PUT, .DELETE, .PATCH, .OPTIONS, .CONNECT, .TRACE, .RAW(value: "GET"),
+            .RAW(value: "get"), .RAW(value: "CONNECT"), .RAW(value: "BREW"), .PROPFIND,
+        ]
+        for method in methods {
+            for other in methods {
+                #expect(method.isMethod(other) == (method == other), "\(method) \(other)")
+            }
+        }
+    }
 }

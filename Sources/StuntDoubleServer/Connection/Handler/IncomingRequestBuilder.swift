@@ -22,26 +22,65 @@ enum IncomingRequestBuilder {
     static func make(
         _ head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, authority: String, scheme: String = "http"
     ) throws -> HTTPIncomingRequest {
-        // In one array of the right size (adding one at a time grew it twice for a usual request).
+        // In one array of the right size (adding one at a time grew it twice for a usual request), the first Host
+        // field noted on the way (looking it up by name after cost a second walk over the fields).
+        var hostField: String?
         let headers = StuntDouble.HTTPHeaders(
-            head.headers.map { StuntDouble.HTTPHeaders.Element(name: .init(rawValue: $0.name), value: $0.value) })
+            head.headers.map { name, value in
+                if hostField == nil, name.utf8.count == 4, HeadFacts.name(name, is: "host") { hostField = value }
+                return StuntDouble.HTTPHeaders.Element(name: .init(rawValue: name), value: value)
+            })
         let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
         let hasBody = bytes != nil || declaresBody
-        let method = StuntDouble.HTTPMethod(rawValue: head.method.rawValue)
+        let method = Self.method(head.method)
         let body = hasBody ? (bytes ?? Data()) : nil
+        let host = hostField.flatMap { isAuthority($0) ? $0 : nil } ?? authority
         // The usual request: an origin-form target that is a URL as it is, matched by its route with no `URL` made.
-        if head.uri.hasPrefix("/"),
+        if head.uri.utf8.first == UInt8(ascii: "/"),
             let request = HTTPIncomingRequest(
-                method: method,
-                validatedURLText: scheme == "http"
-                    ? "http://\(host(of: head, authority: authority))\(head.uri)"
-                    : "\(scheme)://\(host(of: head, authority: authority))\(head.uri)",
+                method: method, validatedURLText: urlText(scheme: scheme, host: host, target: head.uri),
                 headers: headers, body: body)
         {
             return request
         }
         return try HTTPIncomingRequest(
             method: method, url: url(for: head, authority: authority, scheme: scheme), headers: headers, body: body)
+    }
+
+    /// The engine's method for SwiftNIO's: the usual ones without looking at their text.
+    private static func method(_ method: NIOHTTP1.HTTPMethod) -> StuntDouble.HTTPMethod {
+        switch method {
+        case .GET: .get
+        case .POST: .post
+        case .PUT: .put
+        case .DELETE: .delete
+        case .PATCH: .patch
+        case .HEAD: .head
+        case .OPTIONS: .options
+        default: StuntDouble.HTTPMethod(rawValue: method.rawValue)
+        }
+    }
+
+    /// `scheme://host/target`, written once into a string of its length (interpolating it grew the string twice).
+    static func urlText(scheme: String, host: String, target: String) -> String {
+        var scheme = scheme
+        var host = host
+        var target = target
+        return scheme.withUTF8 { scheme in
+            host.withUTF8 { host in
+                target.withUTF8 { target in
+                    String(unsafeUninitializedCapacity: scheme.count + 3 + host.count + target.count) { output in
+                        var index = output.initialize(fromContentsOf: scheme)
+                        for byte in "://".utf8 {
+                            output[index] = byte
+                            index += 1
+                        }
+                        index = output[index...].initialize(fromContentsOf: host)
+                        return output[index...].initialize(fromContentsOf: target)
+                    }
+                }
+            }
+        }
     }
 
     /// The request's host: its Host header when that can be a URL's authority, else the server's.

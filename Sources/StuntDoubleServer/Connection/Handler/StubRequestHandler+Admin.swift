@@ -39,7 +39,7 @@ extension StubRequestHandler {
                 record: ResponseRecord(entry: nil, request: head, received: received, outcome: .text("admin")),
                 receivedAt: now)
             core.logger.info("\(head.method.rawValue) \(core.loggedTarget(head.uri)) → \(response.status) admin")
-            run(machine.answer(answer, now: now), context: context)
+            run(machine.answer(consume answer, now: now), context: context)
         }
     }
 }

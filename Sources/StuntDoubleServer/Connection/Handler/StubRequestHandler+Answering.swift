@@ -50,7 +50,7 @@ extension StubRequestHandler {
                 for: HeadRequirements(head, keepAlive: request.keepAlive),
                 record: ResponseRecord(entry: nil, request: head, received: receivedAt),
                 receivedAt: receivedAt)
-            return machine.answer(response, now: receivedAt)
+            return machine.answer(consume response, now: receivedAt)
         }
         let origin: String?
         let otherwise: RequestRouter.Fallback
@@ -69,7 +69,7 @@ extension StubRequestHandler {
         if core.hasAdmin, let address = clientAddress(context) {
             core.recordClient(address, entry: entry)
         }
-        if core.logger.logLevel <= .debug {
+        if core.logLevel <= .debug {
             let headers = incoming.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
             core.logger.debug(
                 "#\(entry) \(incoming.method) \(core.loggedTarget(incoming.url.absoluteString)) headers: \(headers); body: \(incoming.body?.count ?? 0) bytes"
@@ -98,7 +98,7 @@ extension StubRequestHandler {
                     context: context)
             }
             response = .plan(
-                plan, id: id, for: requirements, record: record, receivedAt: receivedAt,
+                plan, id: id, for: requirements, record: record.take(), receivedAt: receivedAt,
                 shift: core.globalDelay.withLockedValue { $0 })
         case .unmatched(let report):
             if otherwise == .forward, let serverWide = core.proxy?.serverWide {
@@ -145,6 +145,6 @@ extension StubRequestHandler {
                     + "to: stub the request, remove the ignore rule, or give the server an upstream (--proxy URL).\n",
                 id: id, for: requirements, record: record, receivedAt: receivedAt)
         }
-        return machine.answer(response, now: receivedAt)
+        return machine.answer(consume response, now: receivedAt)
     }
 }

@@ -29,7 +29,7 @@ extension StubRequestHandler {
         }
         let response = ResponseStateMachine.forwarding(
             at: start, flow: flow, id: id, for: requirements, record: record)
-        return machine.answer(response, now: context.eventLoop.now)
+        return machine.answer(consume response, now: context.eventLoop.now)
     }
 
     /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than

@@ -9,19 +9,25 @@ extension StubRequestHandler {
     /// Writes a write of the machine's and flushes. When the write ends a response, the machine hears once the
     /// response has gone out: at once when the flush left nothing in the channel (the usual answer, taken by the
     /// kernel whole: no promise made for it), else when a promise that follows its last bytes completes.
-    func perform(_ writes: borrowing ResponseWrites, context: ChannelHandlerContext) {
-        guard let ended = writes.ends else {
+    func perform(_ writes: consuming ResponseWrites, context: ChannelHandlerContext) {
+        guard writes.ends != nil else {
             return writer.write(writes, promise: nil, context: context)
         }
         if writer == .http1 {
             writer.write(writes, promise: nil, context: context)
-            if let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 {
+            // The record taken out of the writes in place, not copied: the writes end here. (`Optional.take()` and
+            // `swap` on the optional copied it, through the optional's generic value witnesses.)
+            let ended = writes.ends!.take()
+            if let buffered = try? (channelOptions ?? context.channel.syncOptions)?.getOption(.bufferedWritableBytes),
+                buffered == 0
+            {
                 return run(machine.responseSent(ended, error: nil, now: context.eventLoop.now), context: context)
             }
             // Some of it waits for the client: the promise of an empty write after it completes when it has gone.
             context.writeAndFlush(NIOAny(ByteBuffer()), promise: sent(ended, context: context))
             return
         }
+        guard let ended = writes.ends else { preconditionFailure("the writes end a response") }
         writer.write(writes, promise: sent(ended, context: context), context: context)
     }
 
@@ -68,7 +74,7 @@ extension StubRequestHandler {
             let lines = annotation.lines.joined(separator: "; ")
             core.logger.warning("\(record.method.rawValue) \(target): \(annotation.summary): \(lines)")
         }
-        guard core.logger.logLevel <= .info else { return }
+        guard core.logLevel <= .info else { return }
         let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
         let milliseconds = "\(tenths / 10).\(tenths % 10)"
         let status = record.statusCode.map(String.init) ?? "no response"

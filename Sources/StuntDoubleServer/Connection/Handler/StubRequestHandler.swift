@@ -45,6 +45,9 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var pendingForward: (() -> Void)?
     /// Whether the machine has been told the connection is open.
     private var started = false
+    /// The channel's options, read without a future: asked for once (each `channel.syncOptions` made a new value,
+    /// looking up the generic type's metadata, 370 instructions a response).
+    private(set) var channelOptions: (any NIOSynchronousChannelOptions)?
     /// The client's address, once asked for (it is the same for every request of the connection).
     private var address: String??
     /// Reads an HTTP/1.1 connection's requests from its bytes (out of line and addressed in place, as the machine
@@ -113,6 +116,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
+        channelOptions = context.channel.syncOptions
         run(machine.channelActive(now: context.eventLoop.now), context: context)
     }
 
@@ -127,6 +131,8 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
         pendingForward = nil
+        // They hold the channel, which holds this handler.
+        channelOptions = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -204,7 +210,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.read()
                 return
             case .write:
-                perform(machine.writes, context: context)
+                perform(machine.takeWrites(), context: context)
                 action = machine.wrote(writable: context.channel.isWritable, now: context.eventLoop.now)
             case .writeContinue:
                 writer.writeContinue(context: context)

@@ -207,7 +207,7 @@ extension ConnectionStateMachine {
                     + "server accepts (\(limit) bytes). Send fewer or shorter headers, or raise maximumHeaderSize.\n"
             )
         }
-        if head.method == .CONNECT {
+        if head.method.isMethod(.CONNECT) {
             return (
                 .notImplemented,
                 "CONNECT is not supported: this is a stub server, not a tunnelling proxy. Send requests to it "

@@ -6,10 +6,12 @@ import StuntDouble
 /// the channel takes more; an upstream's answer no faster than the client takes it.
 extension ConnectionStateMachine {
     /// The handler's answer to the request of the last `.respond`.
-    mutating func answer(_ response: ResponseStateMachine, now: NIODeadline) -> Action {
+    mutating func answer(_ response: consuming ResponseStateMachine, now: NIODeadline) -> Action {
         switch state.kind {
         case .answering:
-            state = .responding(response)
+            // Moved in: a copy kept the response's box shared while it was played, and its first change then
+            // copied the whole response.
+            state = .responding(consume response)
             outbound.lastProgress = now
             return advance(now: { now })
         case .closed:
@@ -20,6 +22,14 @@ extension ConnectionStateMachine {
         case .modifying:
             preconditionFailure("ConnectionStateMachine is being modified")
         }
+    }
+
+    /// The parts of the `.write` to perform, taken out (moved, not copied): the machine adds none until
+    /// ``wrote(writable:now:)``.
+    mutating func takeWrites() -> ResponseWrites {
+        var taken = ResponseWrites()
+        swap(&taken, &writes)
+        return taken
     }
 
     /// The handler has performed the last `.write`, `.writeContinue` or `.refuse`; `writable` is the channel's
@@ -61,7 +71,7 @@ extension ConnectionStateMachine {
     }
 
     /// The last parts of a response have gone out (`error` is `nil`), or could not.
-    mutating func responseSent(_ record: ResponseRecord, error: (any Error)?, now: NIODeadline) -> Action {
+    mutating func responseSent(_ record: consuming ResponseRecord, error: (any Error)?, now: NIODeadline) -> Action {
         outbound.unsent -= 1
         outbound.lastProgress = now
         if let error {
@@ -127,7 +137,7 @@ extension ConnectionStateMachine {
     /// A part of an upstream's answer arrived for the response numbered `id`; `failureText` is the answer to give
     /// instead when the upstream failed before the head went out.
     mutating func upstream(_ event: UpstreamEvent, for id: Int, failureText: String, now: NIODeadline) -> Action {
-        guard state.kind == .responding, case .responding(var response) = takeState() else {
+        guard state.kind == .responding, var response = takeState().takeResponse() else {
             // Nobody reads the rest: let the upstream's body drain rather than wait.
             return .abandonUpstream
         }
@@ -165,7 +175,7 @@ extension ConnectionStateMachine {
             // A client that takes nothing for the send timeout is given up on: the connection's timer looks.
             return armConnectionTimer(at: now() + limits.probeInterval)
         }
-        guard case .responding(var response) = takeState() else { preconditionFailure("not responding") }
+        guard var response = takeState().takeResponse() else { preconditionFailure("not responding") }
         let progress = response.produce(into: &writes, limits: limits, now: now)
         switch progress {
         case .wait(let deadline):

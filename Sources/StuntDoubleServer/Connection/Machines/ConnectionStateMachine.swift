@@ -334,3 +334,14 @@ extension ConnectionStateMachine.State {
         }
     }
 }
+
+extension ConnectionStateMachine.State {
+    /// The response of `.responding`, moved out: a `guard case` binding copied it, and with the copy alive the
+    /// response's box was shared, so that its next change copied the whole response.
+    consuming func takeResponse() -> ResponseStateMachine? {
+        switch consume self {
+        case .responding(let response): response
+        default: nil
+        }
+    }
+}

@@ -8,10 +8,10 @@ import StuntDouble
 extension ResponseStateMachine {
     /// A stub's plan, every step moved by `shift` (the admin API's global `fixedDelay`).
     static func plan(
-        _ plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements, record: ResponseRecord,
+        _ plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements, record: consuming ResponseRecord,
         receivedAt: NIODeadline, shift: Duration = .zero
     ) -> ResponseStateMachine {
-        var record = record
+        // The record is taken and passed on, never copied (each copy of one retains what it holds).
         record.outcome = .stub(plan.stub, note: nil)
         // The usual case first: a response the stub answered with before, its wire form kept with it (no look at
         // the response itself, whose copy is a runtime call: it holds Foundation's `Data`).
@@ -53,7 +53,7 @@ extension ResponseStateMachine {
     /// A stub's response, played from its wire form.
     private static func playing(
         _ wire: StubWireResponse, plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements,
-        record: ResponseRecord, at receivedAt: NIODeadline, shift: Duration
+        record: consuming ResponseRecord, at receivedAt: NIODeadline, shift: Duration
     ) -> ResponseStateMachine {
         let playing: WireResponse
         if requirements.takesUsualHead, !wire.closes {
@@ -62,7 +62,6 @@ extension ResponseStateMachine {
             let (head, keepAlive) = requirements.head(status: wire.status, headers: wire.headers, closes: wire.closes)
             playing = WireResponse(head: head, keepAlive: keepAlive, body: wire.body)
         }
-        var record = record
         record.statusCode = Int(wire.status.code)
         let sendsBody = requirements.sendsBody(playing.head)
         return ResponseStateMachine(

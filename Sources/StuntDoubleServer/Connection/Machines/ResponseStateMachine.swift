@@ -44,6 +44,9 @@ struct ResponseStateMachine {
         var chunkOffset = 0
         var record: ResponseRecord
 
+        /// The record, taken as the response ends (swapped out, not copied: a copy retains what it holds).
+        mutating func takeRecord() -> ResponseRecord { record.take() }
+
         init(
             wire: WireResponse, chunked: Bool, steps: ResponseSteps, receivedAt: NIODeadline, record: ResponseRecord
         ) {
@@ -86,6 +89,9 @@ struct ResponseStateMachine {
         /// Whether every part of the body has come.
         var bodyComplete = false
         var record: ResponseRecord
+
+        /// The record, taken as the response ends (swapped out, not copied).
+        mutating func takeRecord() -> ResponseRecord { record.take() }
     }
 
     /// Where taking a response's due steps stopped.
@@ -135,6 +141,16 @@ struct ResponseStateMachine {
         storage = Storage(state)
     }
 
+    /// Takes the state out, leaving `.modifying` until the caller puts one back: a payload bound from the value
+    /// returned is moved, not copied (a local taken with `swap` and switched on with `consume` was copied whole).
+    @inline(__always)
+    private mutating func takeState() -> State {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.state) }
+        var taken = State.modifying
+        swap(&taken, &storage.state)
+        return taken
+    }
+
     /// Whether the response's head has gone out (then a failure can only cut the connection).
     var headWritten: Bool {
         switch state {
@@ -164,17 +180,15 @@ struct ResponseStateMachine {
         into writes: inout ResponseWrites, limits: ConnectionStateMachine.Limits, now: () -> NIODeadline
     ) -> Progress {
         // The state is taken out and put back: what is bound from it is moved, not copied.
-        var taken = State.modifying
-        swap(&taken, &state)
-        switch consume taken {
+        switch takeState() {
         case .playing(var playing):
             let progress = Self.take(&playing, into: &writes, limits: limits, now: now)
             switch progress {
             case .ended:
-                writes.ends = playing.record
+                writes.ends = playing.takeRecord()
                 state = .ended
             case .heldOpen:
-                state = .heldOpen(playing.record)
+                state = .heldOpen(playing.takeRecord())
                 return writes.isEmpty ? .heldOpen : .write
             case .wait, .write:
                 state = .playing(playing)
@@ -185,7 +199,7 @@ struct ResponseStateMachine {
         case .relaying(var relaying):
             let progress = Self.take(&relaying, into: &writes, limits: limits)
             if case .ended = progress {
-                writes.ends = relaying.record
+                writes.ends = relaying.takeRecord()
                 state = .ended
             } else {
                 state = .relaying(relaying)

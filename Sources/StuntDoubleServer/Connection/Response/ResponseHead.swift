@@ -123,7 +123,7 @@ struct HeadRequirements: Sendable {
     init(_ request: HTTPRequestHead, keepAlive: Bool? = nil, crossOrigin: String? = nil) {
         version = request.version
         keepsAlive = keepAlive ?? request.isKeepAlive
-        isHead = request.method == .HEAD
+        isHead = request.method.isMethod(.HEAD)
         self.crossOrigin = crossOrigin
     }
 

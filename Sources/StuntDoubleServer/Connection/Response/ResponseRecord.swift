@@ -54,6 +54,22 @@ struct ResponseRecord: Sendable {
         self.outcome = outcome
     }
 
+    /// The record, leaving one that stands for nothing in its place: swapped out, where a copy would retain (and
+    /// its end release) everything the record holds.
+    mutating func take() -> ResponseRecord {
+        var taken = ResponseRecord(entry: nil, method: .GET, target: "", received: received)
+        swap(&taken, &self)
+        return taken
+    }
+
+    private init(entry: Int?, method: NIOHTTP1.HTTPMethod, target: String, received: NIODeadline) {
+        self.entry = entry
+        self.method = method
+        self.target = target
+        self.received = received
+        outcome = .text("")
+    }
+
     /// What answered, as the log line says it.
     var outcomeDescription: String {
         switch outcome {

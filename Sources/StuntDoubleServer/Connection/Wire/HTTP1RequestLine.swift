@@ -58,9 +58,11 @@ struct LineReader {
 
     mutating func next() -> Range<Int>? {
         guard position < end else { return nil }
-        var index = position
-        while index < end, bytes[index] != HTTP1RequestParser.lf { index += 1 }
-        guard index < end else { return nil }
+        // The line feed found with `memchr` (a byte at a time cost 5 instructions a byte of every head).
+        guard let found = memchr(bytes.baseAddress! + position, Int32(HTTP1RequestParser.lf), end - position) else {
+            return nil
+        }
+        let index = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
         let lineEnd = index > position && bytes[index - 1] == HTTP1RequestParser.cr ? index - 1 : index
         defer { position = index + 1 }
         return position..<lineEnd
@@ -96,7 +98,10 @@ struct RequestLine {
         index += 1
         // "HTTP/" DIGIT "." DIGIT, and nothing after it.
         let versionBytes = UnsafeRawBufferPointer(rebasing: bytes[index..<range.upperBound])
-        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), versionBytes[6] == UInt8(ascii: "."),
+        guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"),
+            versionBytes[1] == UInt8(ascii: "T"), versionBytes[2] == UInt8(ascii: "T"),
+            versionBytes[3] == UInt8(ascii: "P"),
+            versionBytes[4] == UInt8(ascii: "/"), versionBytes[6] == UInt8(ascii: "."),
             let major = digit(versionBytes[5]), let minor = digit(versionBytes[7])
         else {
             return .failure(Failure(status: .badRequest, reason: "the request line's version is malformed"))

@@ -22,6 +22,19 @@ struct StubFileURLMatcher: HTTPStubMatcherProtocol, RequestMatcher, URLCondition
     }
 
     let kind: Kind
+    /// For `url` and `urlPath`, the text the path (with the query, for `url`) must be: read without a look at
+    /// `kind`, whose payloads a `switch` copied (with the matcher) on every request.
+    private let exactText: String?
+    private let exactWithQuery: Bool
+
+    init(kind: Kind) {
+        self.kind = kind
+        switch kind {
+        case .url(let text): (exactText, exactWithQuery) = (text, true)
+        case .urlPath(let text): (exactText, exactWithQuery) = (text, false)
+        default: (exactText, exactWithQuery) = (nil, false)
+        }
+    }
 
     var exactURL: String? {
         switch kind {
@@ -55,10 +68,11 @@ struct StubFileURLMatcher: HTTPStubMatcherProtocol, RequestMatcher, URLCondition
     func evaluate(
         _ request: HTTPIncomingRequest, source: any HTTPMatcherSource, variables: inout [String: URITemplate.Value]
     ) -> Bool {
+        if let exactText { return request.route.pathIs(exactText, withQuery: exactWithQuery) }
         switch kind {
-        case .url(let url): return Self.pathAndQuery(of: request) == url
+        case .url(let url): return request.route.pathIs(url, withQuery: true)
         case .urlPattern(_, let regex): return regex.matchesWhole(Self.pathAndQuery(of: request))
-        case .urlPath(let path): return request.route.path == path
+        case .urlPath(let path): return request.route.pathIs(path, withQuery: false)
         case .urlPathPattern(_, let regex): return regex.matchesWhole(request.route.path)
         case .urlPathTemplate(let template, let parameters):
             var extracted: [String: URITemplate.Value] = [:]
