@@ -47,6 +47,18 @@ package struct JSONNode: Sendable {
         if case .object(let members) = kind { members } else { nil }
     }
 
+    /// The members of an object as a reader that lets the last duplicate win sees them (Jackson, WireMock):
+    /// one per key, where the key was first written, with its last value; `nil` for other values.
+    package var distinctMembers: [(key: String, value: JSONNode)]? {
+        guard case .object(let members) = kind else { return nil }
+        var order: [String] = []
+        var last: [String: JSONNode] = [:]
+        for member in members {
+            if last.updateValue(member.value, forKey: member.key) == nil { order.append(member.key) }
+        }
+        return order.map { ($0, last[$0] ?? .null) }
+    }
+
     /// The items of an array, or `nil`.
     package var items: [JSONNode]? {
         if case .array(let items) = kind { items } else { nil }
@@ -206,14 +218,7 @@ extension JSONNode: JSONWritable {
         case .number(let number): return .number(number.text)
         case .string(let text): return .string(text)
         case .array(let items): return .array(items)
-        case .object(let members):
-            var order: [String] = []
-            var last: [String: JSONNode] = [:]
-            for member in members {
-                if last[member.key] == nil { order.append(member.key) }
-                last[member.key] = member.value
-            }
-            return .object(order.map { ($0, last[$0] ?? .null) })
+        case .object: return .object((distinctMembers ?? []).map { ($0.key, $0.value) })
         }
     }
 }

@@ -70,6 +70,21 @@ import FoundationNetworking
         )
     }
 
+    /// Jackson keeps the last value of a key written twice, where the key first was, and the text templated is
+    /// that object's: a quote opened in the last value is not closed by one in the first (a fuzzer found the
+    /// mapping that read once, then not again when written back).
+    @Test func aKeyWrittenTwiceInADataObjectKeepsItsLastValue() throws {
+        let node = try #require(JSONNode.parse(lenient: Data(#"{"a": 1, "b": 2, "a": {"c": 3}}"#.utf8)))
+        #expect(MessageMappingSpec.jacksonPretty(node) == "{\n  \"a\" : {\n    \"c\" : 3\n  },\n  \"b\" : 2\n}")
+
+        let split =
+            #"{"actions": [{"type": "send", "message": {"body": {"data": {"id": "{{jsonPath 'a}}", "id": "{{jsonPath 'b}}"}}}}]}"#
+        let (specs, problems) = StubFiles.readMessageMappings(
+            json: Data(split.utf8), name: "m.json", filesDirectory: nil)
+        #expect(specs.isEmpty)
+        #expect(problems.map(\.message).contains { $0.contains("never closed with its quote") }, "\(problems)")
+    }
+
     /// Each malformed mapping, the diagnostic's field and message, and what its column points at.
     @Test(arguments: [
         (

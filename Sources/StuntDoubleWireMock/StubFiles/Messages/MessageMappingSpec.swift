@@ -166,7 +166,9 @@ package struct MessageMappingSpec: Sendable {
         case .array(let items):
             guard !items.isEmpty else { return "[ ]" }
             return "[ " + items.map { jacksonPretty($0, depth: depth) }.joined(separator: ", ") + " ]"
-        case .object(let members):
+        case .object:
+            // Jackson keeps the last of members written twice, where the first was.
+            let members = node.distinctMembers ?? []
             guard !members.isEmpty else { return "{ }" }
             let indent = String(repeating: "  ", count: depth + 1)
             let lines = members.map { indent + quoted($0.key) + " : " + jacksonPretty($0.value, depth: depth + 1) }
