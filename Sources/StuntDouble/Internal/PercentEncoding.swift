@@ -63,6 +63,43 @@ package enum PercentEncoding {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// A request target's path, query and fragment with every byte that may not stand where it is encoded (RFC 3986,
+    /// section 3.3 to 3.5: `[`, `]`, spaces, `|`, a second `#`, a `%` before no two hex digits ...), and nothing
+    /// else: Foundation's `URL(string:)` then keeps the text as it is. (Given a byte it must encode, it encodes
+    /// every `%` as well: `?q=[x]%20` became `?q=%5Bx%5D%2520`, another query.)
+    package static func encodingTarget<S: StringProtocol>(_ target: S) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(target.utf8.count)
+        // 0: the path; 1: the query; 2: the fragment.
+        var part = 0
+        let bytes = Array(target.utf8)
+        for (index, byte) in bytes.enumerated() {
+            let keeps: Bool
+            switch byte {
+            case UInt8(ascii: "?"):
+                keeps = true
+                if part == 0 { part = 1 }
+            case UInt8(ascii: "#"):
+                keeps = part < 2
+                part = 2
+            case UInt8(ascii: "%"):
+                keeps = index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                keeps = false
+            default:
+                keeps = isUnreserved(byte) || isReserved(byte)
+            }
+            if keeps {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// Decodes percent-encoded UTF-8 bytes; a `%` not followed by two hex digits is kept as is.
     package static func decode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }

@@ -73,9 +73,11 @@ public struct HTTPIncomingRequest: Sendable, CustomStringConvertible {
             case .text(let text, let cache):
                 return cache.withLock { cached in
                     if let url = cached.url { return url }
-                    // The text was checked to be a URL as it is (`init(method:validatedURLText:...)`); the route's key
-                    // is the same URL, normalized, should that ever not hold.
-                    let url = URL(string: text) ?? URL(string: route.exactKey) ?? URL(fileURLWithPath: "/")
+                    // The text was checked to be a URL as it is (`init(method:validatedURLText:...)`) but for `[` and
+                    // `]`, which its plain host never holds: encoded after it, or Foundation encodes every `%` too.
+                    let hasBrackets = text.utf8.contains { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
+                    let written = hasBrackets ? PercentEncoding.encodingTarget(text) : text
+                    let url = URL(string: written) ?? URL(string: route.exactKey) ?? URL(fileURLWithPath: "/")
                     cached.url = url
                     return url
                 }

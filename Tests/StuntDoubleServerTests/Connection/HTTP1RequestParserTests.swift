@@ -264,6 +264,13 @@ import Testing
             "a quoted extension that does not close": "5;a=\"b\r\nhello\r\n0\r\n\r\n",
             "a trailer that is not a field": "5\r\nhello\r\n0\r\nnot a field\r\n\r\n",
             "a trailer ended by a bare LF": "5\r\nhello\r\n0\r\nT: v\n\r\n",
+            // (Found by FuzzRequestHead: whitespace that no `;` follows, a trailer that frames the message.)
+            "a space after a size": "5 \r\nhello\r\n0\r\n\r\n",
+            "a tab after the last size": "5\r\nhello\r\n0\t\r\n\r\n",
+            "a space after an extension's value": "5;a=b \r\nhello\r\n0\r\n\r\n",
+            "a space after an extension's name": "5;a \r\nhello\r\n0\r\n\r\n",
+            "a Content-Length trailer": "5\r\nhello\r\n0\r\nContent-Length: 5\r\n\r\n",
+            "a Transfer-Encoding trailer": "5\r\nhello\r\n0\r\nX: y\r\ntransfer-encoding: chunked\r\n\r\n",
         ]
         for (name, body) in broken.sorted(by: { $0.key < $1.key }) {
             let bytes = Array((head + body + after).utf8)

@@ -45,4 +45,24 @@ import Testing
         let request = try IncomingRequestBuilder.make(head, body: ByteBuffer(), declaresBody: false, authority: "s:1")
         #expect(request.url.absoluteString == url)
     }
+
+    /// A target's `%` escapes stay as sent whatever else in it must be encoded: Foundation, given a `[` to encode,
+    /// encoded every `%` too (`a%20b` became `a%2520b`, and the query's value `a%20b`). FuzzRequestHead found it.
+    @Test(arguments: [
+        ("/items?filter[name]=a%20b", "http://s:1/items?filter%5Bname%5D=a%20b", "/items?filter[name]=a%20b"),
+        ("/a[1]/%41", "http://s:1/a%5B1%5D/%41", "/a[1]/%41"),
+        ("/a|b?x=[%20]", "http://s:1/a%7Cb?x=%5B%20%5D", "/a%7Cb?x=%5B%20%5D"),
+        ("/p%zz?q=\"v\"", "http://s:1/p%25zz?q=%22v%22", "/p%25zz?q=%22v%22"),
+        ("http://a.test/x[1]?y=%20#f#g", "http://a.test/x%5B1%5D?y=%20#f%23g", "/x%5B1%5D?y=%20"),
+    ])
+    func escapesStayAsSent(target: String, url: String, key: String) throws {
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: [:])
+        let request = try IncomingRequestBuilder.make(head, body: ByteBuffer(), declaresBody: false, authority: "s:1")
+        #expect(request.url.absoluteString == url)
+        #expect(request.route.path + (request.route.query.map { "?" + $0 } ?? "") == key)
+        if target.contains("filter") {
+            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems
+            #expect(items?.first?.value == "a b")
+        }
+    }
 }

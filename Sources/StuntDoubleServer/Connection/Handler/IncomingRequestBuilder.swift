@@ -90,23 +90,21 @@ enum IncomingRequestBuilder {
 
     static func url(for head: HTTPRequestHead, authority: String, scheme: String = "http") throws -> URL {
         let target = head.uri
+        // The path and query with what may not stand in them encoded (a `|` or `"` that a lenient client sent), and
+        // nothing else: Foundation, given a byte to encode, encodes every `%` too.
         if target.hasPrefix("/") {
             let host = host(of: head, authority: authority)
-            if let url = URL(string: "\(scheme)://\(host)\(target)") { return url }
-            // Characters a URL may not hold (a `|` or `"` that a lenient client sent): encode them.
-            var allowed = CharacterSet.urlQueryAllowed
-            allowed.insert(charactersIn: "%#")
-            if let encoded = target.addingPercentEncoding(withAllowedCharacters: allowed),
-                let url = URL(string: "\(scheme)://\(host)\(encoded)")
-            {
-                return url
-            }
+            if let url = URL(string: "\(scheme)://\(host)\(PercentEncoding.encodingTarget(target))") { return url }
             throw InvalidTarget(description: "it is not a valid path and query")
         }
         let lowered = target.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: target), url.host != nil
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+            let schemeEnd = target.range(of: "://")
         {
-            return url
+            let rest = target[schemeEnd.upperBound...]
+            let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let text = String(target[..<pathStart]) + PercentEncoding.encodingTarget(rest[pathStart...])
+            if let url = URL(string: text), url.host != nil { return url }
         }
         throw InvalidTarget(
             description: "only origin-form (/path) and absolute-form (http://host/path) targets are served")

@@ -88,6 +88,9 @@ struct RequestLine {
             return .failure(Failure(status: .badRequest, reason: "the request line has no method"))
         }
         index += 1
+        // One space between the parts (RFC 9112, section 3: reading any whitespace "can result in request smuggling").
+        let spaces = Failure(status: .badRequest, reason: "the request line has more than one space between its parts")
+        if index < range.upperBound, bytes[index] == HTTP1RequestParser.sp { return .failure(spaces) }
         let targetStart = index
         // Visible ASCII only (RFC 9112, section 3.2: a URI's characters); other bytes are refused.
         while index < range.upperBound, bytes[index] > 0x20, bytes[index] < 0x7F { index += 1 }
@@ -96,6 +99,7 @@ struct RequestLine {
             return .failure(Failure(status: .badRequest, reason: "the request line has no target"))
         }
         index += 1
+        if index < range.upperBound, bytes[index] == HTTP1RequestParser.sp { return .failure(spaces) }
         // "HTTP/" DIGIT "." DIGIT, and nothing after it.
         let versionBytes = UnsafeRawBufferPointer(rebasing: bytes[index..<range.upperBound])
         guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"),

@@ -19,8 +19,9 @@ import Darwin
 /// folded onto the one before, control characters, a body framed both by length and by chunks, or by two lengths
 /// (`400`, requests that different servers would read differently). Bare LF line ends of a head are read as CRLF, as
 /// most servers do; a chunked body's lines must end in CRLF, its extensions be tokens or quoted strings and its
-/// trailers fields (a server more lenient there than the front end before it reads chunks the front end did not); an
-/// extension without a name, which SwiftNIO reads past, is refused.
+/// trailers fields, none of them `Content-Length` or `Transfer-Encoding` (a server more lenient there than the front
+/// end before it reads chunks the front end did not); an extension without a name, which SwiftNIO reads past, is
+/// refused.
 struct HTTP1RequestParser {
     private enum State {
         /// Waiting for a request's head.
@@ -158,9 +159,9 @@ struct HTTP1RequestParser {
         case .head(let head, let facts, let length, let framing):
             pending.moveReaderIndex(forwardBy: length)
             searchedFrom = 0
-            isLast = !facts.keepAlive(head.version)
+            isLast = !facts.keepAlive(head.version) || framing == .untilClose
             switch framing {
-            case .none: state = .ending(last: isLast)
+            case .none, .untilClose: state = .ending(last: isLast)
             case .length(let length): state = length == 0 ? .ending(last: isLast) : .body(remaining: length)
             case .chunked: state = .chunkSize
             }
@@ -169,10 +170,10 @@ struct HTTP1RequestParser {
         }
     }
 
-    private enum Framing {
-        case none
-        case length(Int)
-        case chunked
+    private enum Framing: Equatable {
+        case none, length(Int), chunked
+        /// A last coding other than chunked: the body ends with the connection, so nothing after the head is read.
+        case untilClose
     }
 
     private enum HeadOutcome {
@@ -286,7 +287,7 @@ struct HTTP1RequestParser {
             }
             // A body whose last coding is not chunked has no end but the connection's: the head is answered (the
             // machine refuses the coding) and nothing after it is read.
-            framing = HeadFacts.name(lastCoding, is: "chunked") ? .chunked : .none
+            framing = HeadFacts.name(lastCoding, is: "chunked") ? .chunked : .untilClose
         } else if let contentLength {
             framing = .length(contentLength)
         } else {
@@ -355,7 +356,9 @@ struct HTTP1RequestParser {
             switch state {
             case .chunkSize:
                 let size = pending.withUnsafeReadableBytes { Self.chunkSize($0, range) }
-                guard let size else { return fail(.badRequest, "a chunk's size is not hexadecimal") }
+                guard let size else {
+                    return fail(.badRequest, "a chunk's size line is malformed (RFC 9112, section 7.1.1)")
+                }
                 pending.moveReaderIndex(forwardBy: consumed)
                 state = size == 0 ? .trailers(size: 0) : .chunk(remaining: size)
                 compact()
@@ -370,8 +373,13 @@ struct HTTP1RequestParser {
                     if size + consumed > maximumHeadSize {
                         return fail(.requestHeaderFieldsTooLarge, "trailer fields of more than \(size) bytes")
                     }
-                    let isField = pending.withUnsafeReadableBytes { Self.readField($0, range) != nil }
-                    if !isField { return fail(.badRequest, "a trailer field is malformed (RFC 9112, section 7.1.2)") }
+                    guard let (name, _, known) = pending.withUnsafeReadableBytes({ Self.readField($0, range) }) else {
+                        return fail(.badRequest, "a trailer field is malformed (RFC 9112, section 7.1.2)")
+                    }
+                    // No trailer may frame the message (RFC 9110, section 6.5.1); SwiftNIO refuses one too.
+                    if [.contentLength, .transferEncoding].contains(known ?? HeadFacts.Field(name)) {
+                        return fail(.badRequest, "a trailer field is \(name), which only a head may send")
+                    }
                 }
                 pending.moveReaderIndex(forwardBy: consumed)
                 compact()
@@ -384,60 +392,5 @@ struct HTTP1RequestParser {
                 return nil
             }
         }
-    }
-
-    /// A chunk's size: hexadecimal digits, then extensions (`;name` or `;name=value`, the value a token or a quoted
-    /// string), which are read past; `nil` for anything else (RFC 9112, section 7.1.1).
-    private static func chunkSize(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
-        var size = 0
-        var index = range.lowerBound
-        while index < range.upperBound, let digit = hexValue(bytes[index]) {
-            guard size <= (Int.max >> 8) else { return nil }
-            size = size << 4 | digit
-            index += 1
-        }
-        guard index > range.lowerBound else { return nil }
-        func skipSpaces() {
-            while index < range.upperBound, bytes[index] == sp || bytes[index] == ht { index += 1 }
-        }
-        func token() -> Bool {
-            let start = index
-            while index < range.upperBound, isTokenByte(bytes[index]) { index += 1 }
-            return index > start
-        }
-        skipSpaces()
-        while index < range.upperBound {
-            guard bytes[index] == UInt8(ascii: ";") else { return nil }
-            index += 1
-            skipSpaces()
-            guard token() else { return nil }
-            skipSpaces()
-            if index < range.upperBound, bytes[index] == UInt8(ascii: "=") {
-                index += 1
-                skipSpaces()
-                if index < range.upperBound, bytes[index] == UInt8(ascii: "\"") {
-                    guard let end = quotedStringEnd(bytes, from: index, to: range.upperBound) else { return nil }
-                    index = end
-                } else if !token() {
-                    return nil
-                }
-                skipSpaces()
-            }
-        }
-        return size
-    }
-
-    /// The index after a quoted string starting at `start` (its opening quote), or `nil` when it does not close or
-    /// holds a control character.
-    private static func quotedStringEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
-        var index = start + 1
-        while index < end {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return index + 1 }
-            if byte < 0x20 && byte != ht || byte == 0x7F { return nil }
-            // A quoted pair: the backslash and the byte after it.
-            index += byte == UInt8(ascii: "\\") ? 2 : 1
-        }
-        return nil
     }
 }
