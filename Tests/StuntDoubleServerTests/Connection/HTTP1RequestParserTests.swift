@@ -228,6 +228,15 @@ import Testing
         let bare = Self.ours(Array("GET /a HTTP/1.1\nHost: x\n\n".utf8), pieces: [100])
         #expect(bare.requests.map(\.target) == ["/a"])
         #expect(bare.requests.first?.ended == true)
+        // (Found by FuzzRequestHead: a length with more than 18 digits, all but one of them leading zeros.)
+        let zeros = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: \(String(repeating: "0", count: 40))5\r\n\r\nhello"
+        #expect(Self.ours(Array(zeros.utf8), pieces: [1000]).requests.first?.body == Data("hello".utf8))
+        // A last coding that is not chunked: the body ends with the connection, so nothing after the head is read
+        // (the connection machine answers 501).
+        let gzip = "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"
+        let unframed = Self.ours(Array(gzip.utf8), pieces: [1000])
+        #expect(unframed.requests.map(\.target) == ["/a"])
+        #expect(unframed.refused)
 
         var parser = HTTP1RequestParser(maximumHeadSize: 1000)
         parser.feed(ByteBuffer(string: "GET / HTTP/1.1\r\n" + String(repeating: "X-A: b\r\n", count: 200) + "\r\n"))

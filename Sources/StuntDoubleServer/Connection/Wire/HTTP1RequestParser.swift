@@ -14,14 +14,16 @@ import Darwin
 /// It replaces SwiftNIO's decoder on the server's HTTP/1.1 connections: that one's parts reached the handler through
 /// a decoder handler and a type-erased pipeline hop, a third of the server's cost per request. It reads what
 /// SwiftNIO's does, and refuses what it refuses (`HTTP1RequestParserTests` holds the two to each other on generated
-/// requests): request lines and fields with their separators, `Content-Length`, chunked bodies with extensions and
-/// trailers, pipelined requests; a head over the size limit (`431`), a field with space before its colon, a line
-/// folded onto the one before, control characters, a body framed both by length and by chunks, or by two lengths
-/// (`400`, requests that different servers would read differently). Bare LF line ends of a head are read as CRLF, as
-/// most servers do; a chunked body's lines must end in CRLF, its extensions be tokens or quoted strings and its
-/// trailers fields, none of them `Content-Length` or `Transfer-Encoding` (a server more lenient there than the front
-/// end before it reads chunks the front end did not); an extension without a name, which SwiftNIO reads past, is
-/// refused.
+/// requests, the fuzzer `FuzzRequestHead` on any bytes, naming each difference): request lines and fields with their
+/// separators, `Content-Length`, chunked bodies with extensions and trailers, pipelined requests; a head over the
+/// size limit (`431`), a field with space before its colon, a line folded onto the one before, control characters,
+/// a body framed both by length and by chunks, or by two lengths (`400`, requests that different servers would read
+/// differently). Bare LF line ends of a head are read as CRLF, as most servers do; a chunked body's lines must end in
+/// CRLF, its extensions be tokens or quoted strings (whitespace only before a `;`) and its trailers fields, none of
+/// them `Content-Length` or `Transfer-Encoding` (a server more lenient there than the front end before it reads
+/// chunks the front end did not); an extension without a name, which SwiftNIO reads past, is refused. More lenient
+/// than SwiftNIO, as RFC 9110 and 9112 ask: any token as a method, HTTP/1.2 read as 1.1, a tab as whitespace around
+/// a value, an empty element of a Transfer-Encoding list.
 struct HTTP1RequestParser {
     private enum State {
         /// Waiting for a request's head.
@@ -326,11 +328,11 @@ struct HTTP1RequestParser {
         )
     }
 
-    /// A `Content-Length` value: digits, with no sign and no overflow.
+    /// A `Content-Length` value: digits (leading zeros as many as sent), with no sign and no overflow.
     private static func parseLength(_ value: String) -> Int? {
-        guard !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            return nil
-        }
+        guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            value.utf8.drop(while: { $0 == 0x30 }).count <= 18
+        else { return nil }
         return Int(value)
     }
 
