@@ -6,6 +6,7 @@ import PackageDescription
 let fuzzers = [
     "FuzzURITemplate", "FuzzURLMatcher", "FuzzRegexPrefix", "FuzzJSON", "FuzzPercentEncoding", "FuzzHeaders",
     "FuzzStubFiles", "FuzzTemplate", "FuzzOpenAPI", "FuzzJSONPath", "FuzzXML", "FuzzMessageMappings",
+    "FuzzRequestHead",
 ]
 
 let package = Package(
@@ -13,7 +14,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: fuzzers.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
-        .package(name: "StuntDouble", path: "..")
+        .package(name: "StuntDouble", path: ".."),
+        // SwiftNIO's decoder, which the server's own HTTP/1.1 parser is held to (FuzzRequestHead).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .target(
@@ -32,6 +35,13 @@ let package = Package(
                     .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
                 ]
                     + ($0 == "FuzzOpenAPI" ? [.product(name: "StuntDoubleOpenAPI", package: "StuntDouble")] : [])
+                    + ($0 == "FuzzRequestHead"
+                        ? [
+                            .product(name: "StuntDoubleServer", package: "StuntDouble"),
+                            .product(name: "NIOCore", package: "swift-nio"),
+                            .product(name: "NIOEmbedded", package: "swift-nio"),
+                            .product(name: "NIOHTTP1", package: "swift-nio"),
+                        ] : [])
             )
         }
 )

@@ -80,6 +80,22 @@ def corpus_templates():
             for case in cases.CASES if case["template"]]
 
 
+def request(number, target, fields):
+    """One to three pipelined requests for a target and fields: with no body, a length, or chunks."""
+    method = ["GET", "POST", "PUT", "DELETE", "OPTIONS", "HEAD"][number % 6]
+    head = f"{method} {target} HTTP/1.{1 - number % 7 // 6}\r\nHost: localhost:8080\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in fields if "\n" not in value and "\r" not in value
+    )
+    framing = number % 3
+    if framing == 0:
+        one = head + "\r\n"
+    elif framing == 1:
+        one = head + "Content-Length: 5\r\n\r\nhello"
+    else:
+        one = head + "Transfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n"
+    return one * (1 + number % 3)
+
+
 def main(output):
     texts, pairs = literals()
     urls = [t for t in texts if t.startswith(("http://", "https://", "/"))]
@@ -113,6 +129,8 @@ def main(output):
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],
+        "FuzzRequestHead": [chr(i % 17) + t for i, t in enumerate(t for t in texts if " HTTP/1." in t)]
+        + [chr(i % 17) + request(i, u, pick(pairs, 3, i * 3)) for i, u in enumerate(u for u in urls if " " not in u)],
     }
     for fuzzer, inputs in seeds.items():
         directory = os.path.join(output, fuzzer)

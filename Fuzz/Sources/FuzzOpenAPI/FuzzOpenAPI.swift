@@ -1,6 +1,9 @@
 // Input: an OpenAPI document (YAML or JSON). A document that loads is asked, for each operation, to check a
 // request made from its example path and to answer it (statically and dynamically); each answer is checked
 // against the document. Nothing may trap, hang or grow without bound; an error names what was wrong.
+//
+// DocumentRepair's property: a document it repaired needs no more repair: repaired again, nothing changes and no
+// deviation is noted that the first repair did not note (some are read as written, not rewritten).
 
 import Foundation
 import FuzzSupport
@@ -34,6 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         require(!error.message.isEmpty, "an error without a message")
         return 0
     }
+    requireRepairIsFinal(text, isVersion30: contract.version.hasPrefix("3.0"))
     let stubber = HTTPStubber(journalCapacity: 0)
     stubber.load(contract)
     var requests = probes
@@ -64,4 +68,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     return 0
+}
+
+/// Repairs a document's main file twice: the second repair must note nothing and change nothing. On a thread with
+/// a large stack, as the contract reads documents (repairing recurses once a level of nesting).
+func requireRepairIsFinal(_ text: String, isVersion30: Bool) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        defer { done.signal() }
+        guard let documents = try? DocumentSet(text: text, name: "openapi", folder: emptyFolder) else { return }
+        documents.repairsAsVersion30 = isVersion30
+        var first = DocumentRepair(documents: documents, isVersion30: isVersion30)
+        guard let once = try? first.repairMain(documents.main) else { return }
+        documents.replaceMain(once)
+        var second = DocumentRepair(documents: documents, isVersion30: isVersion30)
+        do throws(OpenAPIContractError) {
+            let twice = try second.repairMain(once)
+            // (Some deviations are read as written, not rewritten, and noted again: nothing new may be.)
+            let noted = Set(first.deviations.map(\.message))
+            require(
+                second.deviations.allSatisfy { noted.contains($0.message) },
+                "a repaired document has new deviations: \(second.deviations.map(\.message)); first \(noted)")
+            require(twice.jsonText == once.jsonText, "a repaired document changes when repaired again")
+        } catch {
+            require(false, "a repaired document is refused when repaired again: \(error.message)")
+        }
+    }
+    thread.stackSize = 64 << 20
+    thread.start()
+    done.wait()
 }
