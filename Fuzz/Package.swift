@@ -35,13 +35,18 @@ let package = Package(
                     .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
                 ]
                     + ($0 == "FuzzOpenAPI" ? [.product(name: "StuntDoubleOpenAPI", package: "StuntDouble")] : [])
+                    // The server's request parser and request builder, compiled here from their files (links in
+                    // Sources/FuzzRequestHead/Server): the server's module would bring TLS, HTTP/2 and an HTTP
+                    // client, minutes of CI's build for code this fuzzer never reaches.
                     + ($0 == "FuzzRequestHead"
                         ? [
-                            .product(name: "StuntDoubleServer", package: "StuntDouble"),
                             .product(name: "NIOCore", package: "swift-nio"),
                             .product(name: "NIOEmbedded", package: "swift-nio"),
                             .product(name: "NIOHTTP1", package: "swift-nio"),
-                        ] : [])
+                        ] : []),
+                // The builder's file reads the engine's package-wide API, as it does in the server's module; here,
+                // from another package, only with access control off (the engine is built for testing).
+                swiftSettings: $0 == "FuzzRequestHead" ? [.unsafeFlags(["-Xfrontend", "-disable-access-control"])] : []
             )
         }
 )

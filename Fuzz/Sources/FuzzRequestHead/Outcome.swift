@@ -3,8 +3,6 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 
-@testable import StuntDoubleServer
-
 /// One request as a parser read it.
 struct Read: Equatable, CustomStringConvertible {
     var head: HTTPRequestHead

@@ -1,0 +1,1 @@
+../../../../Sources/StuntDoubleServer/Connection/Wire/HTTP1RequestLine.swift

@@ -1,0 +1,1 @@
+../../../../Sources/StuntDoubleServer/Connection/Handler/IncomingRequestBuilder.swift
