@@ -171,10 +171,11 @@ struct Outcome: Equatable, CustomStringConvertible {
 
     /// Refusals of what SwiftNIO reads, each named in the parser's documentation: bytes after a request that ends
     /// its connection (nothing would answer them); a Transfer-Encoding that names no coding, alone or beside a
-    /// Content-Length (SwiftNIO reads it as absent; a front end may read a body by it); a chunk's size line that breaks RFC 9112's grammar (llhttp reads past an
-    /// extension without a name or a value); a trailer named Content-Length or Transfer-Encoding (llhttp reads one
-    /// with an empty value); a request line with more than one space between its parts (RFC 9112,
-    /// section 3: parsing on whitespace "can result in request smuggling"; llhttp reads it).
+    /// Content-Length (SwiftNIO reads it as absent; a front end may read a body by it); a chunk's size line that
+    /// breaks RFC 9112's grammar (llhttp reads past an extension without a name or a value); a trailer named
+    /// Content-Length or Transfer-Encoding (llhttp reads one with an empty value); a request line with more than one
+    /// space between its parts (RFC 9112, section 3: parsing on whitespace "can result in request smuggling"; llhttp
+    /// reads it).
     static let refusalsNamed = [
         "bytes follow a request that ends its connection", "Transfer-Encoding names no coding",
         "framed by both Transfer-Encoding and Content-Length",

@@ -36,6 +36,13 @@ package enum PercentEncoding {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
+    /// `%` and the byte's two upper-case hex digits.
+    private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "%"))
+        output.append(hexDigits[Int(byte >> 4)])
+        output.append(hexDigits[Int(byte & 0x0F)])
+    }
+
     /// Encodes every byte that is not unreserved (nor reserved, nor part of a percent-encoded triplet,
     /// when `allowReserved`).
     package static func encode(_ string: String, allowReserved: Bool) -> String {
@@ -54,9 +61,7 @@ package enum PercentEncoding {
                 index += 3
                 continue
             } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                appendEscape(of: byte, to: &output)
             }
             index += 1
         }
@@ -89,13 +94,7 @@ package enum PercentEncoding {
             default:
                 keeps = isUnreserved(byte) || isReserved(byte)
             }
-            if keeps {
-                output.append(byte)
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            }
+            if keeps { output.append(byte) } else { appendEscape(of: byte, to: &output) }
         }
         return String(decoding: output, as: UTF8.self)
     }
