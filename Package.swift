@@ -21,11 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The server's upstream client (proxying, recording), and a real HTTP client for the server's tests.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The server's HTTPS (the versions AsyncHTTPClient resolves).
+        // The server's HTTPS (the version AsyncHTTPClient resolves). Its BoringSSL also makes the server's
+        // certificates and digests: swift-crypto and swift-certificates would compile a second BoringSSL.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.36.0"),
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.35.0"),
         // Test-only: a real client that no one here wrote (swift-openapi-generator's URLSession transport), run
         // over stubbed sessions.
@@ -69,12 +67,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Proxying and recording: the upstream, over HTTP or HTTPS, streamed.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // HTTPS: TLS, HTTP/2, and a certificate authority made for localhost (AsyncHTTPClient builds them anyway).
+                // HTTPS: TLS, HTTP/2, and a certificate authority made for localhost with NIOSSL's BoringSSL
+                // (AsyncHTTPClient builds them anyway).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .target(
@@ -152,8 +148,6 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                // SHA-256 of the bodies the response matrix downloads.
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Loopback servers for tests that reach a network: one that answers, one that never does.

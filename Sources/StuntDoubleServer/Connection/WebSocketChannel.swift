@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import NIOCore
@@ -38,7 +37,7 @@ enum WebSocketUpgrade {
                 authority: (isSecure ? core.httpsAuthority : core.authority).withLockedValue { $0 },
                 scheme: isSecure ? "wss" : "ws")
         else { return nil }
-        let digest = Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
+        let digest = sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
         return Accepted(
             request: request, accept: Data(digest).base64EncodedString(), stubber: core.stubber, logger: core.logger)
     }

@@ -1,8 +1,5 @@
-import Crypto
 import Foundation
 import NIOSSL
-import SwiftASN1
-import X509
 
 #if canImport(Glibc)
 import Glibc
@@ -16,8 +13,9 @@ struct CertificateAuthority {
     static let certificateFileName = "stuntdouble-ca.pem"
     static let keyFileName = "stuntdouble-ca-key.pem"
 
-    let certificate: Certificate
-    let key: P256.Signing.PrivateKey
+    /// The authority's certificate and key, as PEM.
+    let certificatePEM: String
+    let keyPEM: String
     /// The authority's certificate file, for clients to trust.
     let certificateFile: URL
 
@@ -47,22 +45,24 @@ struct CertificateAuthority {
         }
         if manager.fileExists(atPath: certificateFile.path) || manager.fileExists(atPath: keyFile.path) {
             do {
-                let certificate = try Certificate(pemEncoded: String(contentsOf: certificateFile, encoding: .utf8))
-                let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8))
-                guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
+                let certificatePEM = try String(contentsOf: certificateFile, encoding: .utf8)
+                let keyPEM = try String(contentsOf: keyFile, encoding: .utf8)
+                let certificate = try X509Certificate(pem: certificatePEM)
+                guard certificate.isSigned(by: try PrivateKey(pem: keyPEM)) else {
                     throw HTTPStubServerError(
                         .invalidConfiguration,
                         "\(keyFile.path) is not the key of \(certificateFile.path). Remove both to make a new "
                             + "authority (and trust it again).")
                 }
-                guard certificate.notValidAfter > Date().addingTimeInterval(86400) else {
+                guard try certificate.notValidAfter() > Int64(Date().timeIntervalSince1970) + 86400 else {
                     throw HTTPStubServerError(
                         .invalidConfiguration,
                         "The certificate authority \(certificateFile.path) has expired (or does within a day). Remove "
                             + "\(certificateFileName) and \(keyFileName) in \(folder.path) to make a new one, and trust "
                             + "that.")
                 }
-                return CertificateAuthority(certificate: certificate, key: key, certificateFile: certificateFile)
+                return CertificateAuthority(
+                    certificatePEM: certificatePEM, keyPEM: keyPEM, certificateFile: certificateFile)
             } catch let error as HTTPStubServerError {
                 throw error
             } catch {
@@ -73,26 +73,23 @@ struct CertificateAuthority {
             }
         }
         do {
-            let key = P256.Signing.PrivateKey()
-            let name = try DistinguishedName {
-                OrganizationName("StuntDouble")
-                CommonName("StuntDouble local certificate authority")
-            }
-            let now = Date()
-            let certificate = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 86400),
-                issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                }, issuerPrivateKey: .init(key))
+            let key = try PrivateKey.generateP256()
+            let now = Int64(Date().timeIntervalSince1970)
+            let certificate = try X509Certificate(
+                subject: [("O", "StuntDouble"), ("CN", "StuntDouble local certificate authority")], key: key,
+                issuer: nil, validity: (now - 3600)...(now + 10 * 365 * 86400),
+                extensions: [
+                    ("basicConstraints", "critical,CA:TRUE,pathlen:0"), ("keyUsage", "critical,keyCertSign,cRLSign"),
+                    ("subjectKeyIdentifier", "hash"),
+                ])
+            let keyPEM = try key.pem()
+            let certificatePEM = try certificate.pem()
             // The key first, readable by its owner alone from its first byte; the certificate last, so that a
             // half-made pair is never taken for a whole one.
             let keyStaging = folder.appendingPathComponent(".\(keyFileName).\(UUID().uuidString)")
             guard
                 manager.createFile(
-                    atPath: keyStaging.path, contents: Data(key.pemRepresentation.utf8),
+                    atPath: keyStaging.path, contents: Data(keyPEM.utf8),
                     attributes: [.posixPermissions: 0o600])
             else {
                 throw HTTPStubServerError(.invalidConfiguration, "\(keyStaging.path) cannot be written.")
@@ -101,8 +98,9 @@ struct CertificateAuthority {
                 try? manager.removeItem(at: keyStaging)
                 throw HTTPStubServerError(.invalidConfiguration, "\(keyFile.path) cannot be written.")
             }
-            try Data(certificate.serializeAsPEM().pemString.utf8).write(to: certificateFile, options: .atomic)
-            return CertificateAuthority(certificate: certificate, key: key, certificateFile: certificateFile)
+            try Data(certificatePEM.utf8).write(to: certificateFile, options: .atomic)
+            return CertificateAuthority(
+                certificatePEM: certificatePEM, keyPEM: keyPEM, certificateFile: certificateFile)
         } catch {
             throw HTTPStubServerError(
                 .invalidConfiguration,
@@ -113,26 +111,21 @@ struct CertificateAuthority {
 
     /// A certificate for the local server, signed by the authority: its chain (leaf, authority) and key.
     func issueServerCertificate() throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey) {
-        let key = P256.Signing.PrivateKey()
-        let now = Date()
-        let leaf = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: min(now.addingTimeInterval(365 * 86400), certificate.notValidAfter),
-            issuer: certificate.subject,
-            subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([
-                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                    .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
-                ])
-            }, issuerPrivateKey: .init(self.key))
-        let chain = try [leaf, certificate].map { certificate in
-            try NIOSSLCertificate(bytes: Array(certificate.serializeAsPEM().pemString.utf8), format: .pem)
+        let authority = (certificate: try X509Certificate(pem: certificatePEM), key: try PrivateKey(pem: keyPEM))
+        let key = try PrivateKey.generateP256()
+        let now = Int64(Date().timeIntervalSince1970)
+        let leaf = try X509Certificate(
+            subject: [("CN", "localhost")], key: key, issuer: authority,
+            validity: (now - 3600)...min(now + 365 * 86400, try authority.certificate.notValidAfter()),
+            extensions: [
+                ("basicConstraints", "critical,CA:FALSE"), ("keyUsage", "critical,digitalSignature"),
+                ("extendedKeyUsage", "serverAuth"), ("subjectAltName", "DNS:localhost,IP:127.0.0.1,IP:::1"),
+                // The authority's key identifier when it has one (an authority made by openssl, or by this server).
+                ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid"),
+            ])
+        let chain = try [leaf.pem(), certificatePEM].map { pem in
+            try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)
         }
-        return (chain, try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem))
+        return (chain, try NIOSSLPrivateKey(bytes: Array(key.pem().utf8), format: .pem))
     }
 }

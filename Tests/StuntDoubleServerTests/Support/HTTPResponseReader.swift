@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import NIOCore
 
@@ -44,7 +43,7 @@ struct HTTPResponseReader {
     private var phase = Phase.head
     private var pending = ByteBuffer()
     private var current: Response?
-    private var hasher = SHA256()
+    private var hasher = SHA256Hasher()
     private var methods: [String] = []
     /// How much of each body is kept in `Response.body`.
     var keptBodyBytes = 1 << 16
@@ -89,7 +88,7 @@ struct HTTPResponseReader {
                     continue  // 100 Continue: the response follows
                 }
                 var response = Response(status: head.status, headers: head.headers)
-                hasher = SHA256()
+                hasher = SHA256Hasher()
                 let method = methods.isEmpty ? "GET" : methods.removeFirst()
                 let length = response.header("content-length").flatMap { Int($0) }
                 let chunked = response.header("transfer-encoding")?.lowercased().contains("chunked") == true
@@ -156,7 +155,7 @@ struct HTTPResponseReader {
 
     private mutating func endResponse() {
         guard var response = current else { return }
-        response.digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        response.digest = hasher.finalize()
         responses.append(response)
         current = nil
         phase = .head
@@ -193,12 +192,5 @@ struct HTTPResponseReader {
         let line = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self)
         pending.moveReaderIndex(forwardBy: end.upperBound - view.startIndex)
         return line
-    }
-}
-
-extension Data {
-    /// SHA-256 of the bytes, in hexadecimal.
-    var sha256: String {
-        SHA256.hash(data: self).map { String(format: "%02x", $0) }.joined()
     }
 }

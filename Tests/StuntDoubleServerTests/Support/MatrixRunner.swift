@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -165,7 +164,7 @@ struct MatrixRunner {
             }
             var result = HTTPResponseReader.Response(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) })
-            var hasher = SHA256()
+            var hasher = SHA256Hasher()
             var paceState = PaceState()
             for try await part in response.body {
                 part.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
@@ -174,7 +173,7 @@ struct MatrixRunner {
                 let wait = pace.wait(after: part.readableBytes, total: result.bodyLength, state: &paceState)
                 if wait > .zero { try await Task.sleep(for: wait) }
             }
-            result.digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            result.digest = hasher.finalize()
             return result
         }
         var responses: [HTTPResponseReader.Response] = []

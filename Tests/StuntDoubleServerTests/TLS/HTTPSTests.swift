@@ -129,16 +129,27 @@ import Testing
         let folder = Folder()
         try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
         try Data("not a certificate".utf8).write(to: folder.url.appendingPathComponent("stuntdouble-ca.pem"))
-        var configuration = HTTPStubServer.Configuration()
-        configuration.https = .init(identity: .generated(authorityFolder: folder.url))
-        let server = HTTPStubServer(configuration: configuration)
-        await #expect {
-            try await server.start()
-        } throws: { error in
+        await Self.expectRefusal(authorityFolder: folder.url) { error in
             "\(error)".contains("cannot be read")
                 && "\(error)".contains("Remove stuntdouble-ca.pem and stuntdouble-ca-key.pem")
         }
-        #expect(server.baseURL == nil, "nothing listens")
+    }
+
+    /// Expects a server with the authority in `folder` not to start, with an error `matches` accepts, and nothing
+    /// to listen.
+    static func expectRefusal(
+        authorityFolder folder: URL, sourceLocation: SourceLocation = #_sourceLocation,
+        _ matches: @escaping @Sendable (any Error) -> Bool
+    ) async {
+        var configuration = HTTPStubServer.Configuration()
+        configuration.https = .init(identity: .generated(authorityFolder: folder))
+        let server = HTTPStubServer(configuration: configuration)
+        await #expect(sourceLocation: sourceLocation) {
+            try await server.start()
+        } throws: { error in
+            matches(error)
+        }
+        #expect(server.baseURL == nil, "nothing listens", sourceLocation: sourceLocation)
     }
 
     @Test(.enabled(if: curlInstalled, "curl is not installed (apt-get install curl; CI does)"))
