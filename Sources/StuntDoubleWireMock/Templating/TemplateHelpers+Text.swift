@@ -300,7 +300,7 @@ final class NumberFormats: Sendable {
         default:
             guard let pattern = settings.style, !pattern.isEmpty else { return nil }
             formatter.numberStyle = .decimal
-            formatter.positiveFormat = pattern
+            formatter.positiveFormat = icuPattern(java: pattern)
         }
         formatter.roundingMode = settings.rounding ?? .halfEven
         if let grouping = settings.grouping { formatter.usesGroupingSeparator = grouping }
@@ -309,5 +309,28 @@ final class NumberFormats: Sendable {
         if let digits = settings.minimumFractionDigits { formatter.minimumFractionDigits = digits }
         if let digits = settings.minimumIntegerDigits { formatter.minimumIntegerDigits = digits }
         return formatter
+    }
+
+    /// A Java `DecimalFormat` pattern as ICU (Foundation's formatter) reads it alike: the characters Java writes as
+    /// they are but ICU gives a meaning (`1` to `9`, a rounding increment; `@`, significant digits; `*`, padding)
+    /// quoted. Java writes `#,##0.05` for 1 as `1.05`, where ICU rounds to a twentieth; and ICU's rounding
+    /// increments crashed Foundation's formatter on large numbers (FuzzTemplate found `55` with 3.3e70).
+    static func icuPattern(java pattern: String) -> String {
+        var result = ""
+        var literal = ""
+        var quoted = false
+        for character in pattern {
+            if !quoted, character == "@" || character == "*" || ("1"..."9").contains(character) {
+                literal.append(character)
+                continue
+            }
+            if !literal.isEmpty {
+                result += "'\(literal)'"
+                literal = ""
+            }
+            if character == "'" { quoted.toggle() }
+            result.append(character)
+        }
+        return literal.isEmpty ? result : result + "'\(literal)'"
     }
 }

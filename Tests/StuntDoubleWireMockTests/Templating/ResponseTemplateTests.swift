@@ -116,6 +116,20 @@ import FoundationNetworking
         #expect(try render(#"{{#parseJson 'data'}}{"a": {"b": 2}}{{/parseJson}}{{data.a.b}}"#, request) == "2")
     }
 
+    /// Java's DecimalFormat writes digits other than 0, `@` and `*` as text, where ICU reads rounding increments,
+    /// significant digits and padding; with a rounding increment, Foundation's formatter crashed on a large number
+    /// (FuzzTemplate found `55` with 3.3e70). Expected values are Java 17's `new DecimalFormat(pattern).format(n)`.
+    @Test(arguments: [
+        ("55", "1", "551"),
+        ("55", String(repeating: "3", count: 71), "55" + "33333333333333335" + String(repeating: "0", count: 54)),
+        ("#,##0.05", "1", "1.05"), ("#,##0.05", "1234.5", "1,234.55"), ("a5#", "1234.5", "a51234"),
+        ("@@#", "1", "@@1"), ("*x#,##0", "1234.5", "*x1,234"), ("0.0'5'", "1", "1.05"), ("S551615", "1", "S5516151"),
+    ])
+    func patternDigitsAreTextAsInJava(pattern: String, number: String, expected: String) throws {
+        let text = try render("{{numberFormat \(number) \"\(pattern)\" 'en_US'}}", try request())
+        #expect(text == expected)
+    }
+
     /// A locale that is no Java tag formats as `en_US_POSIX`; Foundation on Linux trapped on non-ASCII identifiers
     /// inside DateFormatter (FuzzTemplate found `dateFormat` with one; `numberFormat` refuses such a locale).
     @Test(arguments: ["\u{E9}", "\u{1F600}", "en US", "en@calendar=x", String(repeating: "a", count: 100)])
