@@ -116,11 +116,9 @@ import Testing
     }
 
     @Test func anUpstreamThatIsDownGets500SayingSoWithoutRetrying() async throws {
-        let closed = try TestHTTPServer { _ in .init() }
-        let upstream = closed.baseURL
-        closed.stop()
+        let down = try RefusingPort()
         var configuration = HTTPStubServer.Configuration()
-        configuration.upstream = upstream
+        configuration.upstream = down.baseURL
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("down-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let recorder = HTTPStubber()
@@ -144,6 +142,7 @@ import Testing
         #expect(error?.code == .recordingFailed)
         #expect(error?.message.contains("GET http://127.0.0.1:") == true, "\(error?.message ?? "")")
         #expect(!FileManager.default.fileExists(atPath: folder.path))
+        withExtendedLifetime(down) {}
         var bad = HTTPStubServer.Configuration()
         bad.upstream = URL(string: "ftp://example.com")
         await #expect(throws: HTTPStubServerError.self) { try await withStubServer(configuration: bad) { _ in } }

@@ -207,9 +207,8 @@ import FoundationNetworking
                 at: folder.appendingPathComponent("mappings"), withIntermediateDirectories: true)
             let previous = Data(#"{"request": {"url": "/old"}, "response": {"body": "old"}}"#.utf8)
             try previous.write(to: folder.appendingPathComponent("mappings/old.json"))
-            let closed = try TestHTTPServer { _ in .init() }
-            let url = closed.baseURL.appendingPathComponent("gone")
-            closed.stop()
+            let down = try RefusingPort()
+            let url = down.baseURL.appendingPathComponent("gone")
 
             let stubber = HTTPStubber()
             let recording = try stubber.record(to: folder, mode: .record, environment: [:])
@@ -218,6 +217,7 @@ import FoundationNetworking
             #expect(error?.code == .recordingFailed)
             #expect(error?.message.contains("GET \(url.absoluteString)") == true, "\(error?.message ?? "")")
             #expect(filesUnder(folder) == ["mappings/old.json": previous], "nothing half-written")
+            withExtendedLifetime(down) {}
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.deletingLastPathComponent().path)
             #expect(leftovers == ["Fixtures"])
         }
