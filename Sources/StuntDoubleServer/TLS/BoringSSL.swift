@@ -146,7 +146,7 @@ final class X509Certificate {
     }
 
     /// Whether `key` is the private key of this certificate's public key.
-    func isSigned(by key: PrivateKey) -> Bool {
+    func belongs(to key: PrivateKey) -> Bool {
         defer { ERR_clear_error() }
         return X509_check_private_key(pointer, key.pointer) == 1
     }

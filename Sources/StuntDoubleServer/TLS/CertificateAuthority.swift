@@ -48,7 +48,7 @@ struct CertificateAuthority {
                 let certificatePEM = try String(contentsOf: certificateFile, encoding: .utf8)
                 let keyPEM = try String(contentsOf: keyFile, encoding: .utf8)
                 let certificate = try X509Certificate(pem: certificatePEM)
-                guard certificate.isSigned(by: try PrivateKey(pem: keyPEM)) else {
+                guard certificate.belongs(to: try PrivateKey(pem: keyPEM)) else {
                     throw HTTPStubServerError(
                         .invalidConfiguration,
                         "\(keyFile.path) is not the key of \(certificateFile.path). Remove both to make a new "
