@@ -21,7 +21,9 @@ extension Serve {
                 reload: { Self.reload(current, into: stubber, deviations: deviations) })
         }
         if let root {
-            let folders = ["mappings", "__files", "message-mappings"].map { root.appendingPathComponent($0) }
+            let folders = (["mappings", "__files"] + StubFiles.messageFolderNames).map {
+                root.appendingPathComponent($0)
+            }
             watched.append(
                 FileWatcher.Watched(
                     files: { [] }, folders: folders, reload: { Self.reloadStubFiles(of: server, display: display) }))

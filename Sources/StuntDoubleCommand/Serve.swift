@@ -18,7 +18,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve stub files over HTTP until interrupted (Ctrl-C).",
         discussion: """
-            Without --root, serves the bundled examples: a Moya-style GitHub target's repositories, a JSON API with a URI \
+            Without --root (and no mappings/ here), serves the bundled examples: a Moya-style GitHub target's repositories, a JSON API with a URI \
             template, and slow, dribbled, failing and flaky endpoints. Try:
 
               stuntdouble serve &
@@ -26,18 +26,30 @@ struct Serve: AsyncParsableCommand {
 
             Each request is logged on one line: method, path, status, the stub that answered (or \
             "unmatched") and the time taken. An unmatched request gets 404 with a report of the closest stubs.
-            """)
+
+            WireMock's standalone options are accepted with WireMock's meaning (below); Jetty's and Java's tuning \
+            options (--container-threads, --jetty-acceptor-threads, --async-response-enabled, ...) are accepted \
+            and each named in one line as having no effect.
+            """,
+        version: "stuntdouble \(HTTPStubServer.version)")
 
     @Option(
+        name: [.customLong("root"), .customLong("root-dir")],
         help: """
-            The folder holding mappings/ and __files/ (WireMock's layout). Default: the bundled examples, unless \
-            --openapi is given.
+            The folder holding mappings/ and __files/ (WireMock's layout; --root-dir is WireMock's name). Default: \
+            the current folder when it holds mappings/ or __files/ (as WireMock), else the bundled examples, \
+            unless --openapi or --proxy is given.
             """)
     var root: String?
 
     @OptionGroup var openAPI: OpenAPIOptions
 
-    @Option(help: "The address to listen on. Anything but loopback lets other machines reach the stubs.")
+    @Option(
+        name: [.customLong("host"), .customLong("bind-address")],
+        help: """
+            The address to listen on (--bind-address is WireMock's name). Anything but loopback lets other \
+            machines reach the stubs, and needs --admin-token, --admin-api-basic-auth, --no-admin or --open-admin.
+            """)
     var host = "127.0.0.1"
 
     @Option(help: "The port; 0 picks a free one.")
@@ -123,12 +135,19 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Log details of each request (headers, the decision) as well.")
     var verbose = false
 
-    @Flag(help: "Do not log each request (for benchmarks).")
+    @Flag(
+        name: [.customLong("quiet"), .customLong("disable-request-logging")],
+        help: "Do not log each request (for benchmarks; --disable-request-logging is WireMock's name).")
     var quiet = false
 
     @OptionGroup var admin: AdminOptions
 
-    @Option(help: "Forward requests no stub answers to this server (http or https), streaming its answers back.")
+    @Option(
+        name: [.customLong("proxy"), .customLong("proxy-all")],
+        help: """
+            Forward requests no stub answers to this server (http or https), streaming its answers back \
+            (--proxy-all is WireMock's name).
+            """)
     var proxy: String?
 
     @Flag(
@@ -139,6 +158,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var journal: JournalOptions
 
     @OptionGroup var https: HTTPSOptions
+
+    @OptionGroup(title: "WireMock's options (see also --port, --https-port, --verbose, the journal and templating)")
+    var wireMock: WireMockOptions
 
     @Flag(
         name: [.customLong("cors"), .customLong("enable-stub-cors")],
@@ -164,11 +186,16 @@ struct Serve: AsyncParsableCommand {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
         ServerRun.bootstrapLogging(level: verbose ? .debug : quiet ? .warning : .info)
+        for notice in wireMock.notices {
+            printError("note: \(notice)")
+        }
         let folder: URL?
         let display: String
+        let root = self.root ?? (openAPI.documents.isEmpty ? Self.wireMockRoot : nil)
         if let root {
             (folder, display) = (URL(fileURLWithPath: root), root)
-        } else if !openAPI.documents.isEmpty {
+        } else if !openAPI.documents.isEmpty || proxy != nil {
+            // Answering from documents, or forwarding (WireMock's --proxy-all): no examples in the way.
             (folder, display) = (nil, "")
         } else {
             guard let examples = Bundle.module.url(forResource: "Examples", withExtension: nil) else {
@@ -205,14 +232,16 @@ struct Serve: AsyncParsableCommand {
             }
             now = { fixed }
         }
+        let environment = try wireMock.templateEnvironment(now: now, seed: templateSeed)
         configuration.responseTemplating = StubFiles.ResponseTemplating(
-            isGlobal: globalResponseTemplating, environment: TemplateEnvironment(now: now, seed: templateSeed),
-            escapesHTML: templateHtmlEscaping)
+            isGlobal: globalResponseTemplating, environment: environment, escapesHTML: templateHtmlEscaping)
+        configuration.responseTemplating.isEnabled = !wireMock.disableResponseTemplating
         if let proxy {
             guard let url = URL(string: proxy) else { throw ValidationError("--proxy \(proxy) is not a URL.") }
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
+        try wireMock.apply(to: &configuration)
         if cors, noCors { throw ValidationError("--cors and --no-cors ask for opposite things; give one.") }
         configuration.answersCrossOriginRequests = cors || (!openAPI.documents.isEmpty && !noCors)
         let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate, forwarding: proxy != nil)
@@ -315,11 +344,21 @@ struct Serve: AsyncParsableCommand {
                     + (servings.map(\.contract.file) + [root].compactMap { $0 }).joined(separator: ", "))
         }
         say("Press Ctrl-C to stop.")
-        let stoppedBySignal = await ServerRun.serveUntilStopped(server)
+        let stoppedBySignal = await ServerRun.serveUntilStopped(server, gracePeriod: wireMock.stopGracePeriod)
         watching?.cancel()
         if !stoppedBySignal {
             say("stopped: shutdown asked for through the admin API")
         }
+    }
+
+    /// WireMock's root when none is given: the current folder, when it holds `mappings/` or `__files/`.
+    static var wireMockRoot: String? {
+        var isFolder: ObjCBool = false
+        for name in ["mappings", "__files"]
+        where FileManager.default.fileExists(atPath: name, isDirectory: &isFolder) && isFolder.boolValue {
+            return "."
+        }
+        return nil
     }
 
     private func describe(_ files: StubFiles, root: String?, baseURL: URL) {

@@ -15,9 +15,31 @@ struct AdminOptions: ParsableArguments {
     )
     var adminToken: String?
 
+    @Option(
+        name: .customLong("admin-api-basic-auth"),
+        help: "WireMock's: a username:password every admin call may carry instead (Authorization: Basic).")
+    var basicCredentials: String?
+
+    @Flag(
+        help: """
+            Let an admin API with neither a token nor basic credentials listen on an address other than loopback, as             WireMock does: only where just trusted clients reach the address (a container's own network).
+            """)
+    var openAdmin = false
+
+    func validate() throws {
+        if let basicCredentials, !basicCredentials.contains(":") {
+            throw ValidationError("--admin-api-basic-auth must be username:password (it is \"\(basicCredentials)\").")
+        }
+        if let adminToken, adminToken.isEmpty {
+            throw ValidationError("--admin-token is empty: give a token, or leave the option out.")
+        }
+    }
+
     func apply(to configuration: inout HTTPStubServer.Configuration) {
         configuration.isAdminAPIEnabled = !noAdmin
         configuration.adminToken = adminToken
+        configuration.adminBasicCredentials = basicCredentials
+        configuration.allowsOpenAdminAPI = openAdmin
     }
 }
 

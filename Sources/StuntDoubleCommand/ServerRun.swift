@@ -35,10 +35,12 @@ enum ServerRun {
     }
 
     /// Waits for whichever comes first: SIGINT or SIGTERM, which stops the server (responses in progress get
-    /// up to 5 seconds), or a shutdown through the admin API, which stops the server itself.
-    /// - Parameter server: The running server.
+    /// up to `gracePeriod`), or a shutdown through the admin API, which stops the server itself.
+    /// - Parameters:
+    ///   - server: The running server.
+    ///   - gracePeriod: How long responses in progress get to finish after a signal; 5 seconds by default.
     /// - Returns: Whether a signal stopped it.
-    static func serveUntilStopped(_ server: HTTPStubServer) async -> Bool {
+    static func serveUntilStopped(_ server: HTTPStubServer, gracePeriod: Duration = .seconds(5)) async -> Bool {
         await withTaskGroup(of: String?.self) { group in
             group.addTask { await waitForTermination() }
             group.addTask {
@@ -47,10 +49,21 @@ enum ServerRun {
             }
             defer { group.cancelAll() }
             guard let signal = await group.next() ?? nil else { return false }
-            say("\(signal): stopping (responses in progress get up to 5 seconds)")
-            await server.stop(gracePeriod: .seconds(5))
+            say("\(signal): stopping (responses in progress get up to \(seconds(gracePeriod)))")
+            await server.stop(gracePeriod: gracePeriod)
             return true
         }
+    }
+
+    /// "5 seconds", "0.25 seconds", "1 second".
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let text =
+            milliseconds % 1000 == 0
+            ? "\(milliseconds / 1000)"
+            : String(format: "%.3f", Double(milliseconds) / 1000).replacingOccurrences(
+                of: "0+$", with: "", options: .regularExpression)
+        return text + (milliseconds == 1000 ? " second" : " seconds")
     }
 
     /// Waits for SIGINT or SIGTERM; returns its name.

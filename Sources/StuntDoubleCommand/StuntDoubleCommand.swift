@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import StuntDoubleServer
 
 /// `stuntdouble`: serve stubs over HTTP from WireMock-format stub files, check those files, and record them.
 struct StuntDoubleCommand: AsyncParsableCommand {
@@ -14,8 +15,13 @@ struct StuntDoubleCommand: AsyncParsableCommand {
               stuntdouble record --upstream https://api.example.com --root Tests/Stubs
                                                       record real traffic as stub files, through a proxy
               stuntdouble import-har session.har --root Tests/Stubs    a HAR file's exchanges as stub files
+              stuntdouble --port 8080 --root-dir stubs --verbose
+                                                      WireMock's command line: serve is the default command
             """,
-        subcommands: [Serve.self, Check.self, Record.self, ImportHAR.self])
+        version: "stuntdouble \(HTTPStubServer.version)",
+        subcommands: [Serve.self, Check.self, Record.self, ImportHAR.self],
+        // WireMock's command lines name no command: `stuntdouble --port 8080 --root-dir stubs` serves.
+        defaultSubcommand: Serve.self)
 }
 
 /// The entry point: runs the command in a task while the main thread waits for it.
@@ -29,7 +35,7 @@ enum Entry {
         let done = DispatchSemaphore(value: 0)
         // Detached: `main` runs on the main actor, which a task started here would inherit, and wait for.
         Task.detached {
-            await StuntDoubleCommand.main()
+            await StuntDoubleCommand.main(WireMockCommandLine.prepare(Array(CommandLine.arguments.dropFirst())))
             done.signal()
         }
         done.wait()

@@ -45,12 +45,28 @@ extension HTTPStubServer {
         /// A token every admin call must carry as `Authorization: Bearer <token>`; the server refuses to start
         /// on an address other than loopback with the admin API on and no token.
         public var adminToken: String?
+        /// WireMock's `--admin-api-basic-auth`: a `username:password` every admin call may carry instead, as
+        /// `Authorization: Basic` (a browser asks for it on the traffic page). With ``adminToken`` too, either one
+        /// is accepted.
+        public var adminBasicCredentials: String?
+        /// Whether the server may listen on an address other than loopback with an admin API that needs no
+        /// credentials, as WireMock does (in its container, where only the container's network reaches it: the
+        /// image passes `--open-admin`). Off by default: such a server refuses to start.
+        public var allowsOpenAdminAPI = false
         /// A server to forward the requests no stub answers to (`serve --proxy URL`, WireMock's `proxyBaseUrl`
         /// for the whole server): the upstream's base URL, `http` or `https`. Its status, headers and body
         /// stream back unchanged. A stubber recording (`HTTPStubber.record(to:mode:options:environment:)`)
         /// keeps each forwarded exchange. `nil` (the default): unmatched requests get `404` with the near-miss
         /// report.
         public var upstream: URL?
+        /// Whether forwarded requests keep the client's `Host` header (WireMock's `--preserve-host-header`);
+        /// by default the upstream gets its own host name.
+        public var preservesHostHeader = false
+        /// An HTTP proxy that forwarded requests go through (WireMock's `--proxy-via host:port`), or `nil`.
+        public var upstreamProxyServer: ProxyServer?
+        /// How long a forwarded request may wait for the upstream's next bytes before it fails (WireMock's
+        /// `--proxy-timeout`); `nil` (the default) waits as long as the connection stays open.
+        public var upstreamReadTimeout: Duration?
         /// How many requests the stubber's journal keeps (the newest), or `nil` to leave the stubber's own
         /// setting (`HTTPStubber.defaultJournalCapacity` for a new one). 0 keeps none, as WireMock's
         /// `--no-request-journal` (then the admin API's counts and finds answer with an error saying so).
@@ -108,6 +124,23 @@ extension HTTPStubServer {
             self.logger = logger
         }
 
+        /// An HTTP proxy server (WireMock's `--proxy-via`).
+        public struct ProxyServer: Sendable, Hashable {
+            /// Its host name or address.
+            public var host: String
+            /// Its port.
+            public var port: Int
+
+            /// Creates a proxy server's address.
+            /// - Parameters:
+            ///   - host: Its host name or address.
+            ///   - port: Its port.
+            public init(host: String, port: Int) {
+                self.host = host
+                self.port = port
+            }
+        }
+
         /// Whether an address is this machine's loopback.
         static func isLoopback(_ host: String) -> Bool {
             host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
@@ -139,10 +172,26 @@ extension HTTPStubServer {
             if let https, https.port != 0, https.port == port {
                 return "HTTP and HTTPS cannot share port \(port); give each its own (or 0 for free ones)"
             }
-            if isAdminAPIEnabled, adminToken == nil, !Self.isLoopback(host) {
+            if let adminBasicCredentials, !adminBasicCredentials.contains(":") {
+                return "adminBasicCredentials must be username:password (--admin-api-basic-auth user:secret)"
+            }
+            if let upstreamProxyServer,
+                upstreamProxyServer.host.isEmpty || !(1...65535).contains(upstreamProxyServer.port)
+            {
+                return "the proxy server \(upstreamProxyServer.host):\(upstreamProxyServer.port) needs a host name "
+                    + "and a port from 1 to 65535 (--proxy-via proxy.example.com:3128)"
+            }
+            if let upstreamReadTimeout, upstreamReadTimeout <= .zero {
+                return "upstreamReadTimeout must be above zero, or nil to wait as long as the connection stays open"
+            }
+            if isAdminAPIEnabled, adminToken == nil, adminBasicCredentials == nil, !allowsOpenAdminAPI,
+                !Self.isLoopback(host)
+            {
                 return "it would listen on \(host) with an open admin API, so anyone who reaches the address could "
-                    + "change the stubs and read every request: give an admin token (adminToken, --admin-token), turn "
-                    + "the admin API off (isAdminAPIEnabled, --no-admin), or listen on 127.0.0.1"
+                    + "change the stubs and read every request: give an admin token (adminToken, --admin-token) or "
+                    + "WireMock's --admin-api-basic-auth user:password, turn the admin API off (isAdminAPIEnabled, "
+                    + "--no-admin), listen on 127.0.0.1, or, where only trusted clients reach the address (a "
+                    + "container's own network), say so (allowsOpenAdminAPI, --open-admin)"
             }
             return nil
         }

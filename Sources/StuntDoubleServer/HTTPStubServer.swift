@@ -188,7 +188,7 @@ public final class HTTPStubServer: Sendable {
             threadNames.withLockedValue { $0 = String(pattern) }
         }
         let core = self.core
-        let proxy = UpstreamProxy(upstream: configuration.upstream, group: group)
+        let proxy = UpstreamProxy(configuration, group: group)
         core.proxyBox.withLockedValue { $0 = proxy }
         func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
             ServerBootstrap(group: group)

@@ -85,6 +85,18 @@ extension AdminAPI {
             ]))
     }
 
+    /// `GET /__admin/version`, as WireMock 3 answers it: `{"version": "..."}`, or the bare version for a client
+    /// that accepts `text/plain`.
+    func version(_ request: AdminRequest) -> AdminResponse {
+        if request.headers[.accept]?.contains("text/plain") == true {
+            var response = AdminResponse.json(.object([]))
+            response.contentType = "text/plain"
+            response.body = Data(StuntDoubleServerVersion.text.utf8)
+            return response
+        }
+        return .json(.object([("version", .string(StuntDoubleServerVersion.text))]))
+    }
+
     /// `GET /__admin/health`.
     func health() -> AdminResponse {
         let uptime = ContinuousClock.now - started

@@ -48,14 +48,22 @@ final class AdminAPI: Sendable {
 
     var stubber: HTTPStubber { store.stubber }
 
-    /// Whether a request may use the admin API: with a token configured, it must carry it.
+    /// Whether a request may use the admin API: with a token or WireMock's basic credentials configured, it must
+    /// carry one of them.
     func isAuthorized(_ request: AdminRequest) -> Bool {
-        guard let token = core.configuration.adminToken else { return true }
-        if let authorization = request.headers[.authorization],
-            Self.sameInConstantTime(authorization, "Bearer \(token)")
-        {
-            return true
+        let configuration = core.configuration
+        if configuration.adminToken == nil, configuration.adminBasicCredentials == nil { return true }
+        if let authorization = request.headers[.authorization] {
+            if let token = configuration.adminToken, Self.sameInConstantTime(authorization, "Bearer \(token)") {
+                return true
+            }
+            if let credentials = configuration.adminBasicCredentials,
+                Self.sameInConstantTime(authorization, "Basic " + Data(credentials.utf8).base64EncodedString())
+            {
+                return true
+            }
         }
+        guard let token = configuration.adminToken else { return false }
         // The traffic page itself (not the API) may name the token in its address, as a browser cannot send
         // headers when it follows a link; the page then sends it as a header.
         return request.method == "GET" && (request.path == "" || request.path == "/")
@@ -78,11 +86,25 @@ final class AdminAPI: Sendable {
     /// when none fits).
     func handle(_ request: AdminRequest) async -> AdminResponse {
         guard isAuthorized(request) else {
-            var response = AdminResponse.error(
-                401,
-                "The admin API needs the server's token: send the header 'Authorization: Bearer <token>' (the "
-                    + "token given with --admin-token or HTTPStubServer.Configuration.adminToken).")
-            response.headers.append(("WWW-Authenticate", #"Bearer realm="stuntdouble admin""#))
+            let configuration = core.configuration
+            var ways: [String] = []
+            if configuration.adminToken != nil {
+                ways.append(
+                    "the header 'Authorization: Bearer <token>' (the token given with --admin-token or "
+                        + "HTTPStubServer.Configuration.adminToken)")
+            }
+            if configuration.adminBasicCredentials != nil {
+                ways.append(
+                    "basic credentials (the username:password given with --admin-api-basic-auth or "
+                        + "HTTPStubServer.Configuration.adminBasicCredentials)")
+            }
+            var response = AdminResponse.error(401, "The admin API needs " + ways.joined(separator: ", or ") + ".")
+            if configuration.adminToken != nil {
+                response.headers.append(("WWW-Authenticate", #"Bearer realm="stuntdouble admin""#))
+            }
+            if configuration.adminBasicCredentials != nil {
+                response.headers.append(("WWW-Authenticate", #"Basic realm="stuntdouble admin""#))
+            }
             return response
         }
         switch AdminRoute.find(method: request.method, path: request.path) {
@@ -97,4 +119,9 @@ final class AdminAPI: Sendable {
 /// The version the admin API's health endpoint reports.
 enum StuntDoubleServerVersion {
     static let text = "0.1.0"
+}
+
+extension HTTPStubServer {
+    /// StuntDouble's version, as the admin API's health endpoint and `stuntdouble --version` report it.
+    public static var version: String { StuntDoubleServerVersion.text }
 }

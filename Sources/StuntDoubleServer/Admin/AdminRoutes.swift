@@ -89,6 +89,9 @@ struct AdminRoute: Sendable {
             _, call in TrafficPage.response(token: call.request.query["token"])
         },
         AdminRoute("GET", "health", "The server's health, uptime and counts") { api, _ in api.health() },
+        AdminRoute("GET", "version", "StuntDouble's version (text/plain when accepted)") { api, call in
+            api.version(call.request)
+        },
         AdminRoute(
             "POST", "reset", "Mappings back to the files, journal cleared, scenarios to Started, settings cleared"
         ) { api, _ in api.resetAll() },

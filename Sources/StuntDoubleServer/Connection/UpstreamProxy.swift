@@ -14,9 +14,29 @@ final class UpstreamProxy: Sendable {
     /// Forwards in progress, so that stopping lets them end (and recordings keep them).
     private let inFlight = NIOLockedValueBox(0)
 
-    init(upstream: URL?, group: any EventLoopGroup) {
+    /// Whether forwarded requests keep the client's `Host` header (WireMock's `--preserve-host-header`).
+    let preservesHostHeader: Bool
+
+    /// A proxy for a server's configuration: its upstream, and how it forwards.
+    convenience init(_ server: HTTPStubServer.Configuration, group: any EventLoopGroup) {
+        self.init(
+            upstream: server.upstream, group: group, preservesHostHeader: server.preservesHostHeader,
+            via: server.upstreamProxyServer, readTimeout: server.upstreamReadTimeout)
+    }
+
+    init(
+        upstream: URL?, group: any EventLoopGroup, preservesHostHeader: Bool = false,
+        via proxyServer: HTTPStubServer.Configuration.ProxyServer? = nil, readTimeout: Duration? = nil
+    ) {
         serverWide = upstream.map { HTTPStubProxy(baseURL: $0) }
+        self.preservesHostHeader = preservesHostHeader
         var configuration = HTTPClient.Configuration()
+        if let proxyServer {
+            configuration.proxy = .server(host: proxyServer.host, port: proxyServer.port)
+        }
+        if let readTimeout {
+            configuration.timeout.read = TimeAmount(readTimeout)
+        }
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         // As many connections to an upstream as clients keep forwards in progress, up to WireMock's 1,000
@@ -67,7 +87,8 @@ final class UpstreamProxy: Sendable {
         var request = HTTPClientRequest(url: target)
         request.method = head.method
         for (name, value) in head.headers where !Self.hopByHop.contains(name.lowercased()) {
-            if name.lowercased() == "host" || name.lowercased() == "content-length" { continue }
+            if name.lowercased() == "content-length" { continue }
+            if name.lowercased() == "host", !preservesHostHeader { continue }
             // A recording keeps bodies as they are meant (and replays them to any client): uncompressed.
             if identityEncoding, name.lowercased() == "accept-encoding" { continue }
             request.headers.add(name: name, value: value)

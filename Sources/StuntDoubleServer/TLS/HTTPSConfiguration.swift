@@ -15,6 +15,9 @@ extension HTTPStubServer {
         public var port: Int
         /// The certificate the server presents.
         public var identity: Identity
+        /// Whether clients that offer HTTP/2 (ALPN's `h2`) get it; off, every connection speaks HTTP/1.1
+        /// (WireMock's `--disable-http2-tls`). On by default.
+        public var offersHTTP2 = true
 
         /// Where the server's certificate comes from.
         public enum Identity: Sendable {

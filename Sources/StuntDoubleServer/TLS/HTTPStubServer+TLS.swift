@@ -42,7 +42,7 @@ extension HTTPStubServer {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         // ALPN: HTTP/2 for the clients that offer it, HTTP/1.1 for the rest.
-        configuration.applicationProtocols = ["h2", "http/1.1"]
+        configuration.applicationProtocols = https.offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
         do {
             return (try NIOSSLContext(configuration: configuration), authorityFile)
         } catch {

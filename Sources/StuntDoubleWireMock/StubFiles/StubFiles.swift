@@ -59,6 +59,9 @@ public struct StubFiles: Sendable {
         /// Whether `{{value}}` is escaped for HTML (`&` as `&amp;`), as WireMock 2 did; WireMock 3 writes values
         /// as they are (`serve --template-html-escaping` escapes).
         public var escapesHTML: Bool
+        /// Whether responses are templates at all; off (WireMock 3's `--disable-response-templating`), a
+        /// `response-template` transformer is read and does nothing: bodies and headers are served as written.
+        public var isEnabled = true
 
         /// Creates a templating setting.
         /// - Parameters:
@@ -75,6 +78,12 @@ public struct StubFiles: Sendable {
         public static let local = ResponseTemplating()
         /// Every response (`--global-response-templating`).
         public static let global = ResponseTemplating(isGlobal: true)
+        /// No response (`--disable-response-templating`).
+        public static let disabled: ResponseTemplating = {
+            var templating = ResponseTemplating()
+            templating.isEnabled = false
+            return templating
+        }()
     }
 
     /// Reads a root folder: the one holding `mappings/` (a `mappings` folder itself works too; then `__files/`
@@ -145,10 +154,10 @@ public struct StubFiles: Sendable {
             mappingsFolder = root
             mappingsDisplay = displayPath
             filesFolder = root.deletingLastPathComponent().appendingPathComponent("__files")
-        } else if fileManager.fileExists(
-            atPath: root.appendingPathComponent("message-mappings").path, isDirectory: &isDirectory),
-            isDirectory.boolValue
-        {
+        } else if Self.messageFolderNames.contains(where: { name in
+            fileManager.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }) {
             // A root of WebSocket stubs only.
             mappingsFolder = root.appendingPathComponent("mappings")
             mappingsDisplay = Self.join(displayPath, "mappings")
@@ -187,19 +196,23 @@ public struct StubFiles: Sendable {
             diagnostics += reader.diagnostics
             specs += reader.specs
         }
-        let messagesFolder = filesFolder.deletingLastPathComponent().appendingPathComponent("message-mappings")
-        let messagesDisplay = Self.join(
-            mappingsDisplay.hasSuffix("mappings") ? String(mappingsDisplay.dropLast("mappings".count)) : displayPath,
-            "message-mappings")
         var messageSpecs: [MessageMappingSpec] = []
-        for relative in Self.jsonFiles(in: messagesFolder) {
-            let display = Self.join(messagesDisplay, relative)
-            files.append(display)
-            let read = Self.readMessageFile(
-                at: messagesFolder.appendingPathComponent(relative), display: display, filesFolder: filesFolder,
-                templating: templating)
-            diagnostics += read.diagnostics
-            messageSpecs += read.specs
+        // WireMock's code reads message-mappings/; its documentation names messages/: both are read.
+        for folderName in Self.messageFolderNames {
+            let messagesFolder = filesFolder.deletingLastPathComponent().appendingPathComponent(folderName)
+            let messagesDisplay = Self.join(
+                mappingsDisplay.hasSuffix("mappings")
+                    ? String(mappingsDisplay.dropLast("mappings".count)) : displayPath,
+                folderName)
+            for relative in Self.jsonFiles(in: messagesFolder) {
+                let display = Self.join(messagesDisplay, relative)
+                files.append(display)
+                let read = Self.readMessageFile(
+                    at: messagesFolder.appendingPathComponent(relative), display: display, filesFolder: filesFolder,
+                    templating: templating)
+                diagnostics += read.diagnostics
+                messageSpecs += read.specs
+            }
         }
         self.diagnostics = diagnostics
         self.specs = specs
@@ -207,7 +220,11 @@ public struct StubFiles: Sendable {
         self.files = files
     }
 
-    /// Reads one message mapping file (`message-mappings/*.json`).
+    /// The folders of a root that hold message mappings: `message-mappings/`, which WireMock's code reads, and
+    /// `messages/`, which its documentation names.
+    package static let messageFolderNames = ["message-mappings", "messages"]
+
+    /// Reads one message mapping file (`message-mappings/*.json` or `messages/*.json`).
     private static func readMessageFile(
         at url: URL, display: String, filesFolder: URL?, templating: ResponseTemplating
     ) -> (diagnostics: [StubFileDiagnostic], specs: [MessageMappingSpec]) {
@@ -276,9 +293,10 @@ public struct StubFiles: Sendable {
             var isMessageFile = false
             var folder = url.deletingLastPathComponent()
             while folder.path != "/" && !folder.path.isEmpty {
-                if folder.lastPathComponent == "mappings" || folder.lastPathComponent == "message-mappings" {
+                if folder.lastPathComponent == "mappings" || Self.messageFolderNames.contains(folder.lastPathComponent)
+                {
                     filesFolder = folder.deletingLastPathComponent().appendingPathComponent("__files")
-                    isMessageFile = folder.lastPathComponent == "message-mappings"
+                    isMessageFile = Self.messageFolderNames.contains(folder.lastPathComponent)
                     break
                 }
                 folder = folder.deletingLastPathComponent()

@@ -159,6 +159,14 @@ public struct ResponseTemplate: Sendable {
     }
 }
 
+/// A setting of ``TemplateEnvironment`` that cannot be used.
+public struct TemplateEnvironmentError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, and how to fix it.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+}
+
 /// What a template's rendering depends on beyond the request: the time (`now`, `date`) and the random source
 /// (`randomValue`, `randomInt`, `randomDecimal`, `pickRandom`). Give tests a fixed clock and a seed, and the same
 /// requests render the same text on every run.
@@ -167,6 +175,8 @@ public final class TemplateEnvironment: Sendable {
     let now: @Sendable () -> Date
     /// The random source, or `nil` for the system's.
     private let seeded: Locked<SeededGenerator>?
+    /// The environment variables `systemValue` may read: names any of these match, whole and in any case.
+    private let permittedSystemKeys: [NSRegularExpressionBox]
 
     /// The system clock and random source.
     public static let system = TemplateEnvironment()
@@ -179,6 +189,46 @@ public final class TemplateEnvironment: Sendable {
     public init(now: @escaping @Sendable () -> Date = { Date() }, seed: UInt64? = nil) {
         self.now = now
         seeded = seed.map { Locked(SeededGenerator(seed: $0)) }
+        permittedSystemKeys = Self.defaultPermittedSystemKeys
+    }
+
+    /// Creates an environment whose `systemValue` helper may read the environment variables named by
+    /// `permittedSystemKeys` (WireMock's `--permitted-system-keys`).
+    /// - Parameters:
+    ///   - now: The clock `now` and `date` read; the system clock by default.
+    ///   - seed: A seed that makes the random helpers repeatable, or `nil` for the system's random source.
+    ///   - permittedSystemKeys: Regular expressions, each matched against a whole name in any case, as WireMock
+    ///     matches them; empty keeps WireMock's default, `wiremock.*`.
+    /// - Throws: ``TemplateEnvironmentError`` naming a pattern that is not a regular expression.
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() }, seed: UInt64? = nil, permittedSystemKeys: [String]
+    ) throws(TemplateEnvironmentError) {
+        self.now = now
+        seeded = seed.map { Locked(SeededGenerator(seed: $0)) }
+        if permittedSystemKeys.isEmpty {
+            self.permittedSystemKeys = Self.defaultPermittedSystemKeys
+        } else {
+            self.permittedSystemKeys = try permittedSystemKeys.map { pattern throws(TemplateEnvironmentError) in
+                guard let expression = Self.wholeName(pattern) else {
+                    throw TemplateEnvironmentError(
+                        message: "The permitted system key \"\(pattern)\" is not a regular expression; write one "
+                            + "such as wiremock.* or APP_.*")
+                }
+                return expression
+            }
+        }
+    }
+
+    /// WireMock's default: `wiremock.*`.
+    private static let defaultPermittedSystemKeys = [wholeName("wiremock.*")].compactMap { $0 }
+
+    private static func wholeName(_ pattern: String) -> NSRegularExpressionBox? {
+        try? NSRegularExpressionBox(wholeMatch: pattern, options: [.caseInsensitive])
+    }
+
+    /// Whether `systemValue` may read the variable `key`.
+    func permitsSystemKey(_ key: String) -> Bool {
+        permittedSystemKeys.contains { $0.matchesWhole(key) }
     }
 
     /// A random number in a range.

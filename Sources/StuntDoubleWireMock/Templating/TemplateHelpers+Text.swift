@@ -191,12 +191,12 @@ extension TemplateHelpers {
 
     static func addNumbers(to table: inout [String: Helper]) {
         table["hostname"] = { _, _, _ in .string(hostName) }
-        table["systemValue"] = { _, _, options in
+        table["systemValue"] = { renderer, _, options in
             // WireMock's: an environment variable (or a Java system property, of which there are none here)
-            // whose name WireMock's permitted keys allow (`wiremock.*`, in any case).
+            // whose name the permitted keys allow (`wiremock.*` in any case, unless --permitted-system-keys).
             let key = options["key"]?.text ?? ""
             guard !key.isEmpty else { return .error("The key cannot be empty") }
-            guard key.lowercased().hasPrefix("wiremock") else { return .error("Access to \(key) is denied") }
+            guard renderer.environment.permitsSystemKey(key) else { return .error("Access to \(key) is denied") }
             switch options["type"]?.text ?? "ENVIRONMENT" {
             case "ENVIRONMENT": return ProcessInfo.processInfo.environment[key].map(TemplateValue.string) ?? .null
             default: return .string("")

@@ -316,6 +316,12 @@ import Testing
             _ = try await Self.call(.GET, url, "/d")
             let health = try await Self.call(.GET, url, "/__admin/health")
             #expect(health.object["status"] as? String == "healthy")
+            // WireMock 3's version endpoint, as JSON and, when asked for, as text.
+            let version = try await Self.call(.GET, url, "/__admin/version")
+            #expect(version.object["version"] as? String == HTTPStubServer.version)
+            let text = try await Self.call(.GET, url, "/__admin/version", headers: [("Accept", "text/plain")])
+            #expect(text.text == HTTPStubServer.version)
+            #expect(text.headers["Content-Type"].first?.hasPrefix("text/plain") == true)
 
             let settings = try await Self.call(.POST, url, "/__admin/settings", body: #"{"fixedDelay": 400}"#)
             #expect((settings.object["settings"] as? [String: Any])?["fixedDelay"] as? Int == 400)
@@ -364,6 +370,19 @@ import Testing
         let withoutAdmin = HTTPStubServer(configuration: open)
         try await withoutAdmin.start()
         await withoutAdmin.stop()
+        // Asked for (as WireMock's container listens), or guarded by WireMock's basic credentials.
+        open.isAdminAPIEnabled = true
+        open.allowsOpenAdminAPI = true
+        let asked = HTTPStubServer(configuration: open)
+        try await asked.start()
+        await asked.stop()
+        open.allowsOpenAdminAPI = false
+        open.adminBasicCredentials = "no colon"
+        await #expect(throws: HTTPStubServerError.self) { try await HTTPStubServer(configuration: open).start() }
+        open.adminBasicCredentials = "user:secret"
+        let withCredentials = HTTPStubServer(configuration: open)
+        try await withCredentials.start()
+        await withCredentials.stop()
 
         var guarded = HTTPStubServer.Configuration()
         guarded.adminToken = "s3cret"

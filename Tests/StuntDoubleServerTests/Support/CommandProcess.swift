@@ -24,6 +24,20 @@ final class CommandProcess: Sendable {
         process = try ChildProcess(executable.path, arguments, standardOutput: standardOutput)
     }
 
+    /// Runs a shell script that starts `stuntdouble` as `"$STUNTDOUBLE"` (in a folder of its own, with an
+    /// environment of its own, as a container's entrypoint does); its folder is on `PATH` as well.
+    /// - Parameter script: The script, for `/bin/sh -c`.
+    /// - Throws: When the command was not built, or cannot start.
+    init(shell script: String) throws {
+        guard let executable = Self.executable else {
+            throw CommandMissing()
+        }
+        let folder = executable.deletingLastPathComponent().path
+        process = try ChildProcess(
+            "/bin/sh",
+            ["-c", "STUNTDOUBLE='\(executable.path)'; PATH='\(folder)':\"$PATH\"; export PATH; \(script)"])
+    }
+
     /// Whether the command still runs.
     var isRunning: Bool { process.isRunning }
     /// The command's process id.

@@ -103,10 +103,11 @@ extension StubFileReader {
 
     /// Whether the response is templated: global templating, or `response-template` among its transformers.
     func willTemplate(_ fields: [String: JSONNode]) -> Bool {
-        templating.isGlobal
-            || (fields["transformers"]?.items ?? []).contains { item in
-                if case .string("response-template") = item.kind { true } else { false }
-            }
+        templating.isEnabled
+            && (templating.isGlobal
+                || (fields["transformers"]?.items ?? []).contains { item in
+                    if case .string("response-template") = item.kind { true } else { false }
+                })
     }
 
     private mutating func readHeaders(_ node: JSONNode, field: String) -> HTTPHeaders {

@@ -8,7 +8,7 @@ extension StubFileReader {
     /// Reads `transformers` and `transformerParameters`, and compiles the templates of a response that is
     /// templated.
     mutating func readTemplating(_ fields: [String: JSONNode], field: String, into response: inout ResponseSpec) {
-        var isTemplated = templating.isGlobal
+        var isTemplated = templating.isGlobal && templating.isEnabled
         if let node = fields["transformers"], !Self.isEmpty(node) {
             let path = Self.join(field, "transformers")
             guard let items = node.items else {
@@ -18,7 +18,7 @@ extension StubFileReader {
             for (index, item) in items.enumerated() {
                 guard let name = strictString(item, "\(path)[\(index)]", "a transformer name") else { continue }
                 if name == "response-template" {
-                    isTemplated = true
+                    isTemplated = templating.isEnabled
                 } else {
                     unsupported(
                         at: item.offset, field: "\(path)[\(index)]",
@@ -32,7 +32,7 @@ extension StubFileReader {
             parameters = members.map { ($0.key, TemplateValue($0.value)) }
         }
         guard isTemplated else {
-            if fields["transformerParameters"].map({ !Self.isEmpty($0) }) == true {
+            if templating.isEnabled, fields["transformerParameters"].map({ !Self.isEmpty($0) }) == true {
                 warning(
                     fields["transformerParameters"]!, Self.join(field, "transformerParameters"),
                     "ignored: there are no transformers to use them")

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import StuntDoubleServer
+import StuntDoubleWireMock
+
+/// WireMock's standalone options that `serve` has no option of its own for, with WireMock's names and meaning
+/// (WireMock's `--port`, `--https-port`, `--verbose`, `--root-dir`, `--bind-address`, `--proxy-all`, the journal
+/// and templating options are `serve`'s own or their other names). Jetty's and Java's options are accepted
+/// elsewhere (``WireMockCommandLine``).
+struct WireMockOptions: ParsableArguments {
+    @Flag(help: "WireMock's: print no banner (StuntDouble prints none).")
+    var disableBanner = false
+
+    @Flag(help: "WireMock's: gzip neither requests nor responses (StuntDouble does not gzip yet).")
+    var disableGzip = false
+
+    @Flag(help: "WireMock's: no HTTP listener, HTTPS only (not supported yet: the HTTP listener stays).")
+    var disableHttp = false
+
+    @Flag(
+        name: .customLong("disable-http2-plain"),
+        help: "WireMock's: no HTTP/2 without TLS (h2c), which StuntDouble never serves.")
+    var disableHttp2Plain = false
+
+    @Flag(name: .customLong("disable-http2-tls"), help: "WireMock's: no HTTP/2 over TLS; HTTPS clients get HTTP/1.1.")
+    var disableHttp2Tls = false
+
+    @Flag(help: "WireMock's: no response is a template; response-template transformers do nothing.")
+    var disableResponseTemplating = false
+
+    @Option(help: "WireMock's: milliseconds an idle connection stays open (as --idle-timeout, in seconds).")
+    var jettyIdleTimeout: Int?
+
+    @Option(help: "WireMock's: the largest request head in bytes; a larger one gets 431.")
+    var jettyHeaderRequestSize: Int?
+
+    @Option(help: "WireMock's older name of --jetty-header-request-size.")
+    var jettyHeaderBufferSize: Int?
+
+    @Option(help: "WireMock's: milliseconds responses in progress get to finish when the server stops (5,000).")
+    var jettyStopTimeout: Int?
+
+    @Option(
+        help: """
+            WireMock's: a comma-separated list of regular expressions naming the environment variables the \
+            systemValue helper may read (each matches a whole name, in any case; default wiremock.*).
+            """)
+    var permittedSystemKeys: String?
+
+    @Flag(help: "WireMock's: forwarded requests keep the client's Host header.")
+    var preserveHostHeader = false
+
+    @Flag(help: "WireMock's: forwarded requests keep the client's User-Agent (StuntDouble always keeps it).")
+    var preserveUserAgentProxyHeader = false
+
+    @Option(help: "WireMock's: an HTTP proxy (host:port) that forwarded requests go through.")
+    var proxyVia: String?
+
+    @Option(help: "WireMock's: milliseconds a forwarded request waits for the upstream's next bytes.")
+    var proxyTimeout: Int?
+
+    @Option(help: "WireMock's: Java extension classes (none can load here; their stubs answer 500 saying so).")
+    var extensions: String?
+
+    /// The options that are not supported yet, each with what it would change and what to do instead: given,
+    /// the server does not start, as running without them would serve something the user ruled out.
+    @Flag(help: "WireMock's: record every request as mapping files (not supported yet: use stuntdouble record).")
+    var recordMappings = false
+
+    @Option(help: "WireMock's: request headers recorded mappings match (with --record-mappings).")
+    var matchHeaders: String?
+
+    @Option(help: "WireMock's: how recorded files are named (with --record-mappings).")
+    var filenameTemplate: String?
+
+    @Option(help: "WireMock's: the HTTPS keystore (not supported yet: give PEM files with --https-certificate).")
+    var httpsKeystore: String?
+
+    @Option(help: "WireMock's: the keystore's password (with --https-keystore).")
+    var keystorePassword: String?
+
+    @Option(help: "WireMock's: the keystore's type (with --https-keystore).")
+    var keystoreType: String?
+
+    @Option(help: "WireMock's: the keystore's key password (with --https-keystore).")
+    var keyManagerPassword: String?
+
+    @Option(help: "WireMock's: the client certificates' trust store (not supported yet).")
+    var httpsTruststore: String?
+
+    @Option(help: "WireMock's: the trust store's password (with --https-truststore).")
+    var truststorePassword: String?
+
+    @Option(help: "WireMock's: the trust store's type (with --https-truststore).")
+    var truststoreType: String?
+
+    @Flag(help: "WireMock's: HTTPS clients must present a trusted certificate (not supported yet).")
+    var httpsRequireClientCert = false
+
+    @Flag(help: "WireMock's: the admin API over HTTPS only (not supported yet).")
+    var adminApiRequireHttps = false
+
+    @Flag(help: "WireMock's: be a browser's proxy server (not supported yet).")
+    var enableBrowserProxying = false
+
+    @Flag(help: "WireMock's: trust every origin's certificate when browser proxying.")
+    var trustAllProxyTargets = false
+
+    @Option(help: "WireMock's: trust this origin's certificate when browser proxying.")
+    var trustProxyTarget: [String] = []
+
+    @Option(help: "WireMock's: the certificate authority keystore for browser proxying.")
+    var caKeystore: String?
+
+    @Option(help: "WireMock's: its password (with --ca-keystore).")
+    var caKeystorePassword: String?
+
+    @Option(help: "WireMock's: its type (with --ca-keystore).")
+    var caKeystoreType: String?
+
+    @Option(help: "WireMock's: whether browser proxying passes unmatched requests through.")
+    var proxyPassThrough: String?
+
+    @Option(help: "WireMock's: the addresses proxying may reach (not supported yet).")
+    var allowProxyTargets: String?
+
+    @Option(help: "WireMock's: the addresses proxying may not reach (not supported yet).")
+    var denyProxyTargets: String?
+
+    @Option(help: "WireMock's: Java class path resources as the root (there is no class path here).")
+    var loadResourcesFromClasspath: String?
+
+    /// The options that are not supported yet, and change only what the log or the journal shows: given, the
+    /// server starts, and says in one line what is not done.
+    @Flag(help: "WireMock's: print the raw traffic (not supported yet; --verbose logs each request's headers).")
+    var printAllNetworkTraffic = false
+
+    @Option(help: "WireMock's: the Accept-Encoding values sent upstream when proxying (not supported yet).")
+    var supportedProxyEncodings: String?
+
+    @Option(help: "WireMock's: the journal's limit of response body bytes (not supported yet).")
+    var loggedResponseBodySizeLimit: Int?
+
+    @Option(help: "WireMock's: milliseconds an idle WebSocket stays open (not supported yet).")
+    var websocketIdleTimeout: Int?
+
+    @Option(help: "WireMock's: the largest WebSocket text message (not supported yet).")
+    var websocketMaxTextMessageSize: Int?
+
+    @Option(help: "WireMock's: the largest WebSocket binary message (not supported yet).")
+    var websocketMaxBinaryMessageSize: Int?
+
+    /// Set by ``WireMockCommandLine/prepare(_:)`` for each of WireMock's options that has no effect here.
+    @Option(name: .customLong("wiremock-no-effect"), help: .private)
+    var noEffect: [String] = []
+}
