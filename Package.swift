@@ -54,10 +54,13 @@ let package = Package(
             name: "StuntDoubleTargets",
             dependencies: ["StuntDouble", .product(name: "Logging", package: "swift-log")]
         ),
+        // zlib, for the server's gzip (WireMock gzips answers, and reads gzipped requests); AsyncHTTPClient's
+        // decompression links it already.
+        .target(name: "CStuntDoubleZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "StuntDoubleServer",
             dependencies: [
-                "StuntDouble", "StuntDoubleWireMock",
+                "StuntDouble", "StuntDoubleWireMock", "CStuntDoubleZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

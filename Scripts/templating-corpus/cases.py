@@ -584,3 +584,41 @@ for name, template in [
     ("center with size as text", "[{{center 'a' size='5'}}]"),
 ]:
     case(name, template)
+
+# ---------------------------------------------------------------------------------------------------------------
+# Forms a drop-in must answer as WireMock does: each helper's other ways of being called
+for name, template, path, method in [
+    ("numberFormat pattern without a locale", "[{{numberFormat 1234567.891 '#,##0.00'}}]", "", "GET"),
+    ("numberFormat pattern of a query number", "[{{numberFormat request.query.n '#,##0.00'}}]", "?n=1234.5", "GET"),
+    ("numberFormat pattern with a negative part", "[{{numberFormat -42.5 '#,##0.0;(#,##0.0)'}}]", "", "GET"),
+    ("numberFormat pattern of a whole number", "[{{numberFormat 7 '0.00'}}]", "", "GET"),
+    ("numberFormat percent pattern", "[{{numberFormat 0.256 '#.#%'}}]", "", "GET"),
+    ("dateFormat into a time zone", "[{{dateFormat (parseDate '2020-01-01T23:30:00Z') 'yyyy-MM-dd HH:mm' tz='Asia/Tokyo'}}]",
+     "", "GET"),
+    ("dateFormat into a time zone by offset", "[{{dateFormat (parseDate '2020-01-01T23:30:00Z') 'HH:mm' tz='GMT-05:00'}}]",
+     "", "GET"),
+    ("date offset in years", "[{{date (parseDate '2020-02-29T00:00:00Z') offset='5 years' format='yyyy-MM-dd'}}]", "", "GET"),
+    ("date offset in months", "[{{date (parseDate '2020-01-31T00:00:00Z') offset='1 months' format='yyyy-MM-dd'}}]", "", "GET"),
+    ("date offset in weeks", "[{{date (parseDate '2020-01-01T00:00:00Z') offset='-2 weeks' format='yyyy-MM-dd'}}]", "", "GET"),
+    ("math of texts", "[{{math '6' '*' '7'}}]", "", "GET"),
+    ("math remainder of decimals", "[{{math 7.5 '%' 2}}]", "", "GET"),
+    ("math times a decimal text", "[{{math 3 '*' '0.5'}}]", "", "GET"),
+    ("math minus to a decimal", "[{{math 1 '-' 0.25}}]", "", "GET"),
+    ("math of a query and a literal", "[{{math request.query.a '+' request.query.b}}]", "?a=2&b=3.5", "GET"),
+    ("join items with prefix and suffix", "[{{join 'a' 'b' 'c' ', ' prefix='(' suffix=')'}}]", "", "GET"),
+    ("join an array with prefix and suffix", "[{{join (array 1 2 3) '-' prefix='<' suffix='>'}}]", "", "GET"),
+    ("join as a block", "[{{#join (array 'x' 'y') ';'}}<{{this}}>{{/join}}]", "", "GET"),
+    ("contains literal else", "[{{#contains 'abc' 'z'}}yes{{else}}no{{/contains}}]", "", "GET"),
+    ("contains literal", "[{{#contains 'abc' 'b'}}yes{{else}}no{{/contains}}]", "", "GET"),
+    ("contains a query else", "[{{#contains request.query.q 'z'}}yes{{else}}no{{/contains}}]", "?q=abc", "GET"),
+    ("lookup of a missing query", "[{{lookup request.query 'missing'}}]", "?k=v", "GET"),
+    ("lookup past an array's end", "[{{lookup (array 1 2) 5}}]", "", "GET"),
+    ("query written whole", "[{{request.query}}]", "?b=2&a=1&b=3&c", "GET"),
+    ("lookup past a list's end", "[{{lookup request.pathSegments 9}}]", "/a/b", "GET"),
+    ("eq on the method", "[{{#eq request.method 'GET'}}get{{else}}other{{/eq}}]", "", "GET"),
+    ("eq on the method as a value", "[{{#if (eq request.method 'POST')}}post{{else}}other{{/if}}]", "", "POST"),
+    ("eq on the method's text", "[{{#eq (lower request.method) 'get'}}get{{else}}other{{/eq}}]", "", "GET"),
+    ("requestLine url", "[{{request.requestLine.url}}]", "/x/y?z=1&w=a%20b", "GET"),
+    ("requestLine url with a plus", "[{{request.requestLine.url}}]", "/p?q=a+b", "GET"),
+]:
+    case(name, template, path, method=method, body="x" if method == "POST" else None)

@@ -159,7 +159,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var https: HTTPSOptions
 
-    @OptionGroup(title: "WireMock's options (see also --port, --https-port, --verbose, the journal and templating)")
+    @OptionGroup(title: "WireMock's options (its others are among the options below)")
     var wireMock: WireMockOptions
 
     @Flag(

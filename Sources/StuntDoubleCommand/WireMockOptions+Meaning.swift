@@ -129,6 +129,7 @@ extension WireMockOptions {
         if let jettyIdleTimeout { configuration.idleTimeout = .milliseconds(jettyIdleTimeout) }
         if let size = jettyHeaderRequestSize ?? jettyHeaderBufferSize { configuration.maximumHeaderSize = size }
         if disableHttp2Tls { configuration.https?.offersHTTP2 = false }
+        configuration.gzipsResponses = !disableGzip
         configuration.preservesHostHeader = preserveHostHeader
         configuration.upstreamProxyServer = try proxyVia.map(Self.proxyServer)
         configuration.upstreamReadTimeout = proxyTimeout.map { .milliseconds($0) }

@@ -11,7 +11,11 @@ struct WireMockOptions: ParsableArguments {
     @Flag(help: "WireMock's: print no banner (StuntDouble prints none).")
     var disableBanner = false
 
-    @Flag(help: "WireMock's: gzip neither requests nor responses (StuntDouble does not gzip yet).")
+    @Flag(
+        help: """
+            WireMock's: never gzip answers (by default, a stub's body of 32 bytes or more is gzipped for a client whose \
+            Accept-Encoding names gzip, as WireMock does). Gzipped request bodies are matched as their text either way.
+            """)
     var disableGzip = false
 
     @Flag(help: "WireMock's: no HTTP listener, HTTPS only (not supported yet: the HTTP listener stays).")

@@ -98,6 +98,14 @@ extension HTTPStubServer {
         /// default; every one with `StubFiles.ResponseTemplating.global`), and the clock and random source
         /// their rendering reads.
         public var responseTemplating = StubFiles.ResponseTemplating.local
+        /// Whether answers are gzipped for clients that accept it, as WireMock gzips them (`stuntdouble serve`
+        /// does, unless `--disable-gzip`; off by default here, where tests read bodies as stubbed): a stub's body of
+        /// 32 bytes or more, to a `GET`, `POST`, `PUT`, `PATCH` or `DELETE` whose `Accept-Encoding` names `gzip`,
+        /// unless the stub sets its own `Content-Encoding`, `Transfer-Encoding` or a false `Content-Length`, its type is
+        /// compressed already (images but SVG, audio, video, archives) or an event stream, or its body is paced. A
+        /// request's gzipped body (`Content-Encoding: gzip`, or gzip's first bytes) is matched as its plain text
+        /// either way.
+        public var gzipsResponses = false
         /// HTTPS: a second listener with TLS (`serve --https-port`), or `nil` (the default) for none.
         public var https: HTTPSConfiguration?
 

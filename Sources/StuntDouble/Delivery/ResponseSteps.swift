@@ -34,7 +34,8 @@ package struct ResponseSteps: Sendable {
         }
     }
 
-    /// The body's chunks, with their deadlines (before the offset): the plan's own array, not a copy.
+    /// The body's chunks, with their deadlines (before the offset): the plan's own array, not a copy (but for a
+    /// body that goes out in another form, `wholeBodyLength`).
     package let chunks: [HTTPResponsePlan.Chunk]
     /// When the request was made; every deadline is moved by it.
     private let offset: Duration
@@ -66,11 +67,18 @@ package struct ResponseSteps: Sendable {
     ///   - lastEvent: When the last event before the response happened.
     ///   - body: Whether the body is delivered (not in answer to `HEAD`, nor for a status without a body):
     ///     without it, the end comes with the head.
+    ///   - wholeBodyLength: For a plan whose body is one chunk, the length of the body that goes out instead (the
+    ///     stub server's gzipped form of it): one chunk of that length, due when the plan's is.
     package init(
         _ plan: HTTPResponsePlan, at offset: Duration, timeout: Duration? = nil, lastEvent: Duration = .zero,
-        body: Bool = true
+        body: Bool = true, wholeBodyLength: Int? = nil
     ) {
-        chunks = body ? plan.chunks : []
+        if let wholeBodyLength, body, let chunk = plan.chunks.first {
+            precondition(plan.chunks.count == 1, "a body of \(plan.chunks.count) chunks cannot go out in another form")
+            chunks = [HTTPResponsePlan.Chunk(range: 0..<wholeBodyLength, deadline: chunk.deadline)]
+        } else {
+            chunks = body ? plan.chunks : []
+        }
         continuation = body && !plan.chunks.isEmpty ? plan.continuation : nil
         self.offset = offset
         fails = plan.fails

@@ -6,7 +6,7 @@ import StuntDouble
 /// `url` (path and query, as sent), `path` (which `path.[n]` indexes by segment), `pathSegments`, `query.name`
 /// (`query.name.[n]` for repeated ones), `headers.name` (any case), `cookies.name`, `method`, `scheme`, `host`,
 /// `port`, `baseUrl`, `body`, `bodyAsBase64`, `pathParameters.name` (a `urlPathTemplate`'s), and
-/// `requestLine` with `method`, `scheme`, `host`, `port`, `path`, `pathSegments`, `query` and `baseUrl`.
+/// `requestLine` with `method`, `scheme`, `host`, `port`, `path`, `pathSegments`, `query`, `url` and `baseUrl`.
 struct RequestModel: TemplateObject {
     let request: HTTPIncomingRequest
     /// The query's parameters, decoded once for a render however many times a template asks (each
@@ -50,7 +50,7 @@ struct RequestModel: TemplateObject {
         case "cookies":
             return .lazy(CookiesModel(header: request.headers.values(for: .cookie)))
         case "method":
-            return .string(request.method.rawValue)
+            return .lazy(RequestMethodValue(name: request.method.rawValue))
         case "scheme":
             return .string(url.scheme ?? "http")
         case "host":
@@ -111,7 +111,8 @@ private struct QueryModel: TemplateObject {
     let query: String?
     /// The parameters in order, decoded.
     let pairs: [(name: String, value: String)]
-    var text: String { query ?? "" }
+    /// As WireMock writes its map: `{a=1, b=2}`, names in their first order.
+    var text: String { javaMapText(items) }
     var items: [(key: String?, value: TemplateValue)] {
         var names: [String] = []
         for pair in pairs where !names.contains(pair.name) { names.append(pair.name) }
@@ -134,10 +135,19 @@ private struct QueryModel: TemplateObject {
     }
 }
 
+/// A map's text as WireMock writes it (`{name=value, other=1}`): a repeated name with its first value, as its
+/// `ListOrSingle` writes itself.
+private func javaMapText(_ items: [(key: String?, value: TemplateValue)]) -> String {
+    "{" + items.map { ($0.key ?? "") + "=" + $0.value.text }.joined(separator: ", ") + "}"
+}
+
 /// `request.headers`: values by name, in any case.
 private struct HeadersModel: TemplateObject {
     let headers: HTTPHeaders
-    var text: String { headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ") }
+    /// As WireMock writes its map: `{Accept=*/*, Host=...}`, names in alphabetical order, in any case.
+    var text: String {
+        javaMapText(items.sorted { ($0.key ?? "").lowercased() < ($1.key ?? "").lowercased() })
+    }
     var items: [(key: String?, value: TemplateValue)] {
         var names: [String] = []
         for field in headers where !names.contains(where: { $0.lowercased() == field.name.rawValue.lowercased() }) {
@@ -165,6 +175,19 @@ private struct CookiesModel: TemplateObject {
     }
 }
 
+/// `request.method`: WireMock's `RequestMethod`, which writes its name and equals no text (see `eq`).
+struct RequestMethodValue: TemplateObject {
+    let name: String
+    var text: String { name }
+    var items: [(key: String?, value: TemplateValue)] { [] }
+    func member(_ name: String) -> TemplateValue? { name == "value" ? .string(self.name) : nil }
+
+    /// Whether a value is a request's method.
+    static func isMethod(_ value: TemplateValue) -> Bool {
+        if case .lazy(let object) = value { object is RequestMethodValue } else { false }
+    }
+}
+
 /// `request.requestLine`.
 private struct RequestLineModel: TemplateObject {
     let request: RequestModel
@@ -172,7 +195,7 @@ private struct RequestLineModel: TemplateObject {
     var items: [(key: String?, value: TemplateValue)] { [] }
     func member(_ name: String) -> TemplateValue? {
         switch name {
-        case "method", "scheme", "host", "port", "baseUrl", "pathSegments", "query": request.member(name)
+        case "method", "scheme", "host", "port", "baseUrl", "pathSegments", "query", "url": request.member(name)
         case "path": request.member("path").map { .string($0.text) }
         default: nil
         }

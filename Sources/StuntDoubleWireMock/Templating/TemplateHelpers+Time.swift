@@ -116,6 +116,8 @@ extension TemplateHelpers {
             var options = options
             if arguments.count > 1 { options["format"] = arguments[1] }
             if arguments.count > 2 { options["locale"] = arguments[2] }
+            // Handlebars.java's StringHelpers.dateFormat names its time zone `tz`.
+            if let zone = options["tz"] { options["timezone"] = zone }
             return format(object.date, offset: object.offset, options, renderer: &renderer)
         }
         table["truncateDate"] = { renderer, arguments, _ in
@@ -169,13 +171,14 @@ extension TemplateHelpers {
         if let offset = options["offset"]?.text {
             guard let moved = DateFormats.move(date, by: offset) else {
                 return renderer.fail(
-                    "the date offset \"\(offset)\" is not a number and a unit, such as '3 days' or '-1 hours'")
+                    "the date offset \"\(offset)\" is not a number and a unit, such as '3 days', '-1 hours' or "
+                        + "'now +5 years' (seconds, minutes, hours, days, months or years)")
             }
             date = moved
         }
         let zone: TimeZone
         if let name = options["timezone"]?.text {
-            zone = TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!
+            zone = DateFormats.javaZone(name)
         } else {
             zone = parsedOffset.flatMap(TimeZone.init(secondsFromGMT:)) ?? TimeZone(identifier: "UTC")!
         }
@@ -326,21 +329,39 @@ final class DateFormats: Sendable {
         }
     }
 
-    /// A date moved by WireMock's offset text: `3 days`, `-1 months`, `10 seconds` (seconds, minutes, hours,
-    /// days, weeks, months, years).
+    /// A date moved by WireMock's offset text (its `DateTimeOffset`): `now`, `<amount> <unit>` (`3 days`,
+    /// `-1 months`) or `now +<amount> <unit>` (`now +5 years`), the unit one of seconds, minutes, hours, days,
+    /// months and years in any case (not weeks, nor a singular `day`: WireMock refuses those).
     static func move(_ date: Date, by offset: String) -> Date? {
-        let parts = offset.split(separator: " ")
-        guard parts.count == 2, let amount = Int(parts[0]) else { return nil }
-        var unit = parts[1].lowercased()
-        if unit.hasSuffix("s") { unit.removeLast() }
+        if offset.lowercased() == "now" { return date }
+        // Java's split(" "): empty parts between two spaces count, trailing ones do not.
+        var parts = offset.split(separator: " ", omittingEmptySubsequences: false)
+        while parts.last?.isEmpty == true { parts.removeLast() }
+        guard parts.count == 2 || parts.count == 3, let amount = Int32(parts[parts.count - 2]) else { return nil }
+        let units: [String: Calendar.Component] = [
+            "SECONDS": .second, "MINUTES": .minute, "HOURS": .hour, "DAYS": .day, "MONTHS": .month, "YEARS": .year,
+        ]
+        guard let component = units[parts[parts.count - 1].uppercased()] else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let units: [String: Calendar.Component] = [
-            "second": .second, "minute": .minute, "hour": .hour, "day": .day, "week": .weekOfYear, "month": .month,
-            "year": .year,
-        ]
-        guard let component = units[unit] else { return nil }
-        return calendar.date(byAdding: component, value: amount, to: date)
+        return calendar.date(byAdding: component, value: Int(amount), to: date)
+    }
+
+    /// A time zone as Java's `TimeZone.getTimeZone` reads its name: an identifier (`Asia/Tokyo`), or `GMT` with an
+    /// offset (`GMT-05:00`, `GMT+0530`, `GMT+5`); anything else is GMT.
+    static func javaZone(_ name: String) -> TimeZone {
+        let utc = TimeZone(identifier: "UTC")!
+        guard name.hasPrefix("GMT"), name.count > 3 else { return TimeZone(identifier: name) ?? utc }
+        let rest = name.dropFirst(3)
+        guard let sign = rest.first, sign == "+" || sign == "-" else { return utc }
+        let digits = rest.dropFirst().replacingOccurrences(of: ":", with: "")
+        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(\.isASCII), let number = Int(digits) else {
+            return utc
+        }
+        let (hours, minutes) = digits.count <= 2 ? (number, 0) : (number / 100, number % 100)
+        guard hours <= 23, minutes <= 59 else { return utc }
+        let seconds = (hours * 3600 + minutes * 60) * (sign == "-" ? -1 : 1)
+        return TimeZone(secondsFromGMT: seconds) ?? utc
     }
 }
 

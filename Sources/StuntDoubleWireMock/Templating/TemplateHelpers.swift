@@ -36,8 +36,9 @@ enum TemplateHelpers {
         table["with"] = { _, arguments, _ in arguments.first ?? .null }
         table["assign"] = { _, _, _ in .null }
         table["lookup"] = { _, arguments, _ in
+            // Handlebars.java's: a name or index the value lacks looks up the value itself.
             guard arguments.count >= 2 else { return .null }
-            return arguments[0].member(arguments[1].text) ?? .null
+            return arguments[0].member(arguments[1].text) ?? arguments[0]
         }
         addComparisons(to: &table)
         addStrings(to: &table)
@@ -85,15 +86,18 @@ enum TemplateHelpers {
     // MARK: - Comparisons
 
     private static func addComparisons(to table: inout [String: Helper]) {
-        /// Equality as Java's `equals`: numbers by value, texts by text, a number never equals a text, and a query
+        /// Equality as Java's `equals`: numbers by value, texts by text, a number never equals a text, a query
         /// parameter or a header (which can repeat) equals no single value (`differing` is the answer then):
-        /// templates compare its first, `request.query.x.[0]`.
+        /// templates compare its first, `request.query.x.[0]`; and `request.method` (WireMock's `RequestMethod`)
+        /// equals no text, so that `{{#eq request.method 'GET'}}` takes its else branch, as in WireMock 2 and 3
+        /// (compare `(lower request.method)` with 'get', or use `request.method` in `matches`).
         func equality(differing: Bool) -> Helper {
             { _, arguments, _ in
                 guard arguments.count >= 2 else { return .bool(false) }
                 let left = arguments[0]
                 let right = arguments[1]
                 if isRepeatable(left) != isRepeatable(right) { return .bool(differing) }
+                if RequestMethodValue.isMethod(left) != RequestMethodValue.isMethod(right) { return .bool(differing) }
                 if isNumber(left) || isNumber(right) {
                     guard isNumber(left), isNumber(right) else { return .bool(differing) }
                     return .bool((left.number == right.number) != differing)
@@ -198,9 +202,10 @@ enum TemplateHelpers {
                 return renderer.fail("join's last argument is its separator, and must be a text: {{join list ', '}}")
             }
             let items = isList(context) ? context.items.map(\.value) : Array(arguments.dropLast())
+            // The prefix and suffix wrap the whole text, not each item.
             let prefix = options["prefix"]?.text ?? ""
             let suffix = options["suffix"]?.text ?? ""
-            return .string(items.map { prefix + $0.text + suffix }.joined(separator: separator))
+            return .string(prefix + items.map(\.text).joined(separator: separator) + suffix)
         }
         table["base64"] = { renderer, arguments, options in
             let text = arguments.first?.text ?? ""

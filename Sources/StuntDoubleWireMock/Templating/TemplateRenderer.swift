@@ -138,8 +138,13 @@ struct TemplateRenderer {
                 return
             }
             let result = TemplateHelpers.call(block.helper, arguments, named, renderer: &self)
-            // WireMock's `matches` as a block writes nothing when the text does not match (not its else).
-            if block.helper == "matches", case .bool(false) = result { return }
+            // WireMock's `matches` and `contains` as blocks write nothing when false (not their else), and `join`
+            // writes its text, not the block.
+            if block.helper == "matches" || block.helper == "contains", case .bool(false) = result { return }
+            if block.helper == "join" {
+                output += result.text
+                return
+            }
             switch result {
             case .bool(let value):
                 render(value ? block.body : block.inverse)

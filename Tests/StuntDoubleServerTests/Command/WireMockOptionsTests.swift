@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOHTTP1
 import TestSupport
 import Testing
@@ -250,6 +251,30 @@ import Testing
         #expect(try await client.frames(count: 1).first?.text == "welcome")
         await client.close()
         try await Self.stop(serve)
+    }
+
+    /// WireMock gzips answers by default; `--disable-gzip` turns it off.
+    @Test func answersAreGzippedUnlessDisabled() async throws {
+        let body = String(repeating: "gzip me ", count: 20)
+        let root = try AdminAPITests.root([
+            "mappings/g.json": #"{"request": {"url": "/g"}, "response": {"body": "\#(body)"}}"#
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        for disabled in [false, true] {
+            let (serve, baseURL) = try await Self.serve(
+                ["--port", "0", "--root-dir", root.path] + (disabled ? ["--disable-gzip"] : []))
+            var request = HTTPClientRequest(url: baseURL + "/g")
+            request.headers.add(name: "Accept-Encoding", value: "gzip")
+            let response = try await GzipTests.client.execute(request, timeout: .seconds(120))
+            let received = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.headers["Content-Encoding"] == (disabled ? [] : ["gzip"]))
+            if disabled {
+                #expect(String(buffer: received) == body)
+            } else {
+                #expect(received.getInteger(at: 0, as: UInt16.self) == 0x1F8B, "gzip's first bytes")
+            }
+            try await Self.stop(serve)
+        }
     }
 
     /// Without --root-dir, the current folder serves when it holds mappings/, as in WireMock.

@@ -37,9 +37,10 @@ extension StubRequestHandler {
                 isSecure
                 ? try IncomingRequestBuilder.make(
                     head, body: body, declaresBody: declaresBody, authority: core.httpsAuthority.withLockedValue { $0 },
-                    scheme: "https")
+                    scheme: "https", inflateLimit: core.configuration.maximumRequestBodySize)
                 : try IncomingRequestBuilder.make(
-                    head, body: body, declaresBody: declaresBody, authority: core.authority.withLockedValue { $0 })
+                    head, body: body, declaresBody: declaresBody, authority: core.authority.withLockedValue { $0 },
+                    inflateLimit: core.configuration.maximumRequestBodySize)
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
@@ -78,7 +79,9 @@ extension StubRequestHandler {
                 core.logger.debug("#\(entry) \(report.description)")
             }
         }
-        let requirements = HeadRequirements(head, keepAlive: request.keepAlive, crossOrigin: origin)
+        let requirements = HeadRequirements(
+            head, keepAlive: request.keepAlive, crossOrigin: origin,
+            acceptsGzip: core.configuration.gzipsResponses && Gzip.accepts(head))
         var record = ResponseRecord(entry: entry, request: head, received: receivedAt)
         let response: ResponseStateMachine
         // One look at the decision (each `decision.plan` or `if case` copied it: 300 instructions a request).

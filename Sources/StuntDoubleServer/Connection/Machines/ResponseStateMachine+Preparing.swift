@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import StuntDouble
@@ -50,26 +51,47 @@ extension ResponseStateMachine {
         }
     }
 
-    /// A stub's response, played from its wire form.
+    /// A stub's response, played from its wire form (gzipped, when the request accepts it and the response is
+    /// one WireMock gzips).
     private static func playing(
         _ wire: StubWireResponse, plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements,
         record: consuming ResponseRecord, at receivedAt: NIODeadline, shift: Duration
     ) -> ResponseStateMachine {
+        if requirements.acceptsGzip, let gzipped = wire.gzipped(for: plan) {
+            return playing(
+                wire, headers: gzipped.headers, body: gzipped.body, usual: gzipped.usual, isGzipped: true, plan: plan,
+                id: id, for: requirements, record: record, at: receivedAt, shift: shift)
+        }
+        return playing(
+            wire, headers: wire.headers, body: wire.body, usual: wire.usual, isGzipped: false, plan: plan, id: id,
+            for: requirements, record: record, at: receivedAt, shift: shift)
+    }
+
+    /// A stub's response in one of its forms: its fields, its body, and its head for the usual request.
+    private static func playing(
+        _ wire: StubWireResponse, headers: NIOHTTP1.HTTPHeaders, body: ByteBuffer, usual: WireResponse,
+        isGzipped: Bool, plan: HTTPResponsePlan, id: Int, for requirements: HeadRequirements,
+        record: consuming ResponseRecord, at receivedAt: NIODeadline, shift: Duration
+    ) -> ResponseStateMachine {
         let playing: WireResponse
         if requirements.takesUsualHead, !wire.closes {
-            playing = wire.usual
+            playing = usual
         } else {
-            let (head, keepAlive) = requirements.head(status: wire.status, headers: wire.headers, closes: wire.closes)
-            playing = WireResponse(head: head, keepAlive: keepAlive, body: wire.body)
+            let (head, keepAlive) = requirements.head(status: wire.status, headers: headers, closes: wire.closes)
+            playing = WireResponse(head: head, keepAlive: keepAlive, body: body)
         }
         record.statusCode = Int(wire.status.code)
         let sendsBody = requirements.sendsBody(playing.head)
+        let steps =
+            isGzipped
+            ? ResponseSteps(plan, at: shift, body: sendsBody, wholeBodyLength: body.readableBytes)
+            : ResponseSteps(plan, at: shift, body: sendsBody)
         return ResponseStateMachine(
             id: id,
             state: .playing(
                 Playing(
-                    wire: playing, chunked: sendsBody && playing.head.framing == .chunked,
-                    steps: ResponseSteps(plan, at: shift, body: sendsBody), receivedAt: receivedAt, record: record)))
+                    wire: playing, chunked: sendsBody && playing.head.framing == .chunked, steps: steps,
+                    receivedAt: receivedAt, record: record)))
     }
 
     /// A plain-text response of the server's own, due now.
@@ -164,6 +186,46 @@ final class StubWireResponse: Sendable {
     let body: ByteBuffer
     /// The head for the usual request (HTTP/1.1, kept alive, no CORS), encoded once, with the body.
     let usual: WireResponse
+    /// The gzipped form, made on first use (`nil` inside once the response turned out not to be gzipped).
+    private let gzippedForm = NIOLockedValueBox<GzippedForm??>(nil)
+
+    /// A response's gzipped form: its fields with `Content-Encoding: gzip`, the gzipped body, the usual head.
+    struct GzippedForm: Sendable {
+        let headers: NIOHTTP1.HTTPHeaders
+        let body: ByteBuffer
+        let usual: WireResponse
+    }
+
+    /// The response gzipped, for a request that accepts it, made once; `nil` for a response Jetty's GzipHandler
+    /// leaves as it is for WireMock (a body under 32 bytes, a status without a body, a compressed type or an
+    /// event stream, a stub's own `Content-Encoding`, `Transfer-Encoding` or a `Content-Length` other than its
+    /// body's) and for a body paced in parts.
+    func gzipped(for plan: HTTPResponsePlan) -> GzippedForm? {
+        gzippedForm.withLockedValue { form in
+            if let form { return form }
+            let made = makeGzipped(for: plan)
+            form = .some(made)
+            return made
+        }
+    }
+
+    private func makeGzipped(for plan: HTTPResponsePlan) -> GzippedForm? {
+        guard body.readableBytes >= 32, status.code >= 200, status != .noContent, status != .notModified,
+            plan.chunks.count == 1, plan.chunks[0].range == 0..<body.readableBytes, plan.continuation == nil,
+            !headers.contains(name: "content-encoding"), !headers.contains(name: "transfer-encoding"),
+            // The engine's own length, not one a stub set apart from its body's.
+            headers[canonicalForm: "content-length"].allSatisfy({ $0 == "\(body.readableBytes)" }),
+            !Gzip.isCompressedType(headers.first(name: "content-type")), let gzippedBody = Gzip.compress(body)
+        else { return nil }
+        var gzippedHeaders = headers
+        gzippedHeaders.replaceOrAdd(name: "Content-Length", value: "\(gzippedBody.readableBytes)")
+        gzippedHeaders.add(name: "Content-Encoding", value: "gzip")
+        let usualRequest = HeadRequirements(version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
+        let (head, keepAlive) = usualRequest.head(status: status, headers: gzippedHeaders, closes: false)
+        return GzippedForm(
+            headers: gzippedHeaders, body: gzippedBody,
+            usual: WireResponse(head: head, keepAlive: keepAlive, body: gzippedBody))
+    }
 
     init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
         var headers = NIOHTTP1.HTTPHeaders()

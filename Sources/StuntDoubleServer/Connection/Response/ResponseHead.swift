@@ -117,21 +117,25 @@ struct HeadRequirements: Sendable {
     /// The `Origin` of a request from a browser on another origin, when the server answers those: every head then
     /// carries `CrossOrigin.adding(origin:to:)`'s fields.
     let crossOrigin: String?
+    /// Whether a stub's answer may be gzipped (the server gzips, and the request accepts it: `Gzip.accepts`).
+    let acceptsGzip: Bool
 
     /// What `request` asks of its heads; `keepAlive` is whether it asks to keep its connection (read with its
     /// head's fields), or `nil` to read it from the head.
-    init(_ request: HTTPRequestHead, keepAlive: Bool? = nil, crossOrigin: String? = nil) {
+    init(_ request: HTTPRequestHead, keepAlive: Bool? = nil, crossOrigin: String? = nil, acceptsGzip: Bool = false) {
         version = request.version
         keepsAlive = keepAlive ?? request.isKeepAlive
         isHead = request.method.isMethod(.HEAD)
         self.crossOrigin = crossOrigin
+        self.acceptsGzip = acceptsGzip
     }
 
-    init(version: HTTPVersion, keepsAlive: Bool, isHead: Bool, crossOrigin: String?) {
+    init(version: HTTPVersion, keepsAlive: Bool, isHead: Bool, crossOrigin: String?, acceptsGzip: Bool = false) {
         self.version = version
         self.keepsAlive = keepsAlive
         self.isHead = isHead
         self.crossOrigin = crossOrigin
+        self.acceptsGzip = acceptsGzip
     }
 
     /// Whether a stub's usual head (HTTP/1.1, kept alive, no CORS) serves this request.
