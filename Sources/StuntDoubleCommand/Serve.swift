@@ -186,7 +186,7 @@ struct Serve: AsyncParsableCommand {
         OutputSink.ignoreBrokenPipes()
         defer { OutputSink.flushAll() }
         ServerRun.bootstrapLogging(level: verbose ? .debug : quiet ? .warning : .info)
-        for notice in wireMock.notices {
+        for notice in wireMock.notices(hasHTTPS: https.port != nil) {
             printError("note: \(notice)")
         }
         let folder: URL?

@@ -47,12 +47,6 @@ extension WireMockOptions {
                 "--record-mappings is not supported yet. Record with `stuntdouble record --upstream URL --root DIR`: "
                 + "it forwards every request and writes WireMock mappings and __files when it stops."
         }
-        if httpsKeystore != nil {
-            return "--https-keystore is not supported yet (a Java keystore). Give the certificate and its key as PEM "
-                + "instead: keytool -importkeystore -srckeystore KEYSTORE -destkeystore ks.p12 -deststoretype pkcs12, "
-                + "then openssl pkcs12 -in ks.p12 -nokeys -out cert.pem and openssl pkcs12 -in ks.p12 -nocerts "
-                + "-nodes -out key.pem, then --https-certificate cert.pem --https-key key.pem."
-        }
         if httpsTruststore != nil || httpsRequireClientCert {
             return "--https-truststore and --https-require-client-cert are not supported yet: StuntDouble's HTTPS "
                 + "does not ask clients for certificates, so it would let in clients WireMock would refuse."
@@ -79,7 +73,9 @@ extension WireMockOptions {
 
     /// One line for each option given that changes nothing here, or is not done yet but leaves what clients get
     /// as WireMock's.
-    var notices: [String] {
+    /// - Parameter hasHTTPS: Whether the server serves HTTPS (`--https-port`).
+    /// - Returns: The lines, in the order of WireMock's options.
+    func notices(hasHTTPS: Bool) -> [String] {
         var notices = noEffect.compactMap { name in
             WireMockCommandLine.noEffect.first { $0.name == name }.map { "--\(name) has no effect here: \($0.reason)" }
         }
@@ -116,6 +112,11 @@ extension WireMockOptions {
             (keystoreType != nil || keyManagerPassword != nil) && httpsKeystore == nil,
             "--keystore-type and --key-manager-password have no effect without --https-keystore")
         note(
+            httpsKeystore != nil && (keystoreType != nil || keyManagerPassword != nil),
+            "--keystore-type and --key-manager-password have no effect here: a keystore is read as PKCS #12, whose "
+                + "key has the keystore's password")
+        note(httpsKeystore != nil && !hasHTTPS, "--https-keystore has no effect without --https-port")
+        note(
             truststoreType != nil && httpsTruststore == nil,
             "--truststore-type has no effect without --https-truststore")
         note(
@@ -126,6 +127,14 @@ extension WireMockOptions {
 
     /// Applies the options to a server's configuration (after its HTTPS is set).
     func apply(to configuration: inout HTTPStubServer.Configuration) throws {
+        if let httpsKeystore, configuration.https != nil {
+            if case .files = configuration.https?.identity {
+                throw ValidationError("--https-keystore and --https-certificate each give the certificate: give one.")
+            }
+            // WireMock's default password, as its own keystore has.
+            configuration.https?.identity = .keystore(
+                URL(fileURLWithPath: httpsKeystore), password: keystorePassword ?? "password")
+        }
         if let jettyIdleTimeout { configuration.idleTimeout = .milliseconds(jettyIdleTimeout) }
         if let size = jettyHeaderRequestSize ?? jettyHeaderBufferSize { configuration.maximumHeaderSize = size }
         if disableHttp2Tls { configuration.https?.offersHTTP2 = false }

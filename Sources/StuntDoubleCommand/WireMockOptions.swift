@@ -77,10 +77,14 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: how recorded files are named (with --record-mappings).")
     var filenameTemplate: String?
 
-    @Option(help: "WireMock's: the HTTPS keystore (not supported yet: give PEM files with --https-certificate).")
+    @Option(
+        help: """
+            WireMock's: a PKCS #12 keystore with the HTTPS certificate and its key (with --https-port). A Java \
+            keystore (JKS) is refused with the keytool command that converts it.
+            """)
     var httpsKeystore: String?
 
-    @Option(help: "WireMock's: the keystore's password (with --https-keystore).")
+    @Option(help: "WireMock's: the keystore's password (with --https-keystore; WireMock's default: password).")
     var keystorePassword: String?
 
     @Option(help: "WireMock's: the keystore's type (with --https-keystore).")

@@ -106,6 +106,27 @@ extension AdminAPI {
         }
     }
 
+    /// `GET /__admin/mappings/unmatched` (WireMock 3): the mappings no request in the journal matched, as
+    /// `GET /__admin/mappings` lists them.
+    func unmatchedMappings() -> AdminResponse {
+        let unmatched = unmatchedEntries()
+        return .json(
+            .object([
+                ("mappings", .array(unmatched.map(\.json))), ("meta", .object([("total", .number(unmatched.count))])),
+            ]))
+    }
+
+    /// `DELETE /__admin/mappings/unmatched` (WireMock 3): removes the mappings no request in the journal matched.
+    func removeUnmatchedMappings() -> AdminResponse {
+        for entry in unmatchedEntries() { _ = store.remove(id: entry.id) }
+        return .json(.object([]))
+    }
+
+    private func unmatchedEntries() -> [MappingStore.Entry] {
+        let matched = Set(stubber.journal.compactMap { $0.stub?.mappingID })
+        return store.entries.filter { !matched.contains($0.id) }
+    }
+
     /// `DELETE /__admin/mappings/{id}`.
     func removeMapping(_ idText: String) -> AdminResponse {
         switch Self.mappingID(idText) {

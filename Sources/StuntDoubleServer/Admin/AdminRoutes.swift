@@ -142,6 +142,12 @@ struct AdminRoute: Sendable {
         ) { api, call in
             api.mappings(byMetadata: call.body, removing: true)
         },
+        AdminRoute("GET", "mappings/unmatched", "The mappings no request in the journal matched") { api, _ in
+            api.unmatchedMappings()
+        },
+        AdminRoute("DELETE", "mappings/unmatched", "Removes the mappings no request in the journal matched") {
+            api, _ in api.removeUnmatchedMappings()
+        },
         AdminRoute("GET", "mappings/{id}", "One mapping") { api, call in api.mapping(call.parameters[0]) },
         AdminRoute("PUT", "mappings/{id}", "Replaces a mapping", takes: .json) { api, call in
             api.replaceMapping(call.parameters[0], with: call.body)

@@ -24,10 +24,14 @@ enum Gzip {
         return false
     }
 
-    /// Whether a request's body says it is gzipped: `Content-Encoding: gzip`, or gzip's first bytes (as WireMock
-    /// reads a body).
-    static func isGzipped(_ head: HTTPRequestHead, body: ByteBuffer) -> Bool {
-        isGzipped(body) || head.headers[canonicalForm: "content-encoding"].contains { $0.lowercased() == "gzip" }
+    /// A request's body as stubs match it: inflated when it is gzipped (`Content-Encoding: gzip`, or gzip's first
+    /// bytes, as WireMock reads a body) and inflates to at most `limit` bytes; else as it came.
+    static func inflated(_ head: HTTPRequestHead, body: ByteBuffer, limit: Int) -> ByteBuffer {
+        guard body.readableBytes > 0,
+            isGzipped(body)
+                || head.headers[canonicalForm: "content-encoding"].contains(where: { $0.lowercased() == "gzip" })
+        else { return body }
+        return decompress(body, limit: limit) ?? body
     }
 
     /// Whether a response of this type is already compressed (images but SVG, audio, video, archives) or a

@@ -28,6 +28,10 @@ extension HTTPStubServer {
             case generated(authorityFolder: URL)
             /// The user's own certificate chain and private key, in PEM files (the leaf first in the chain).
             case files(certificateChain: URL, privateKey: URL)
+            /// The user's own certificate chain and private key in a PKCS #12 keystore and its password (WireMock's
+            /// `--https-keystore` and `--keystore-password`). A Java keystore (JKS) is refused with the `keytool`
+            /// command that converts it.
+            case keystore(URL, password: String)
         }
 
         /// Creates an HTTPS configuration.

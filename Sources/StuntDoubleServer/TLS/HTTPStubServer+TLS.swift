@@ -2,6 +2,38 @@ import Foundation
 import NIOSSL
 
 extension HTTPStubServer {
+    /// The certificate chain and key in a PKCS #12 keystore; a Java keystore (its first bytes `FEEDFEED`) or a
+    /// wrong password is an error saying what to do.
+    static func keystoreIdentity(_ file: URL, password: String) throws(HTTPStubServerError) -> (
+        [NIOSSLCertificate], NIOSSLPrivateKey
+    ) {
+        guard let bytes = FileManager.default.contents(atPath: file.path) else {
+            throw HTTPStubServerError(.invalidConfiguration, "The keystore \(file.path) cannot be read.")
+        }
+        if bytes.prefix(4) == Data([0xFE, 0xED, 0xFE, 0xED]) {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "\(file.path) is a Java keystore (JKS), which only Java reads: convert it to PKCS #12 with "
+                    + "keytool -importkeystore -srckeystore \(file.path) -destkeystore keystore.p12 -deststoretype pkcs12 "
+                    + "(keytool asks for both passwords), then give keystore.p12.")
+        }
+        do {
+            let bundle = try NIOSSLPKCS12Bundle(buffer: Array(bytes), passphrase: Array(password.utf8))
+            guard !bundle.certificateChain.isEmpty else {
+                throw HTTPStubServerError(.invalidConfiguration, "The keystore \(file.path) holds no certificate.")
+            }
+            return (bundle.certificateChain, bundle.privateKey)
+        } catch let error as HTTPStubServerError {
+            throw error
+        } catch {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "The keystore \(file.path) cannot be opened (\(error)): it must be PKCS #12 with a certificate and its "
+                    + "key, and the password must be its own (--keystore-password; WireMock's default is \"password\")."
+            )
+        }
+    }
+
     /// The TLS context of the HTTPS listener: its certificate (made, or the user's) and ALPN's `h2` and `http/1.1`.
     static func makeTLS(_ https: HTTPSConfiguration) throws(HTTPStubServerError) -> (
         context: NIOSSLContext, authorityFile: URL?
@@ -38,6 +70,8 @@ extension HTTPStubServer {
                     "\(keyFile.path) is not an unencrypted PEM private key (\(error)): give the key of the first "
                         + "certificate in \(chainFile.lastPathComponent).")
             }
+        case .keystore(let file, let password):
+            (chain, key) = try keystoreIdentity(file, password: password)
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))

@@ -316,6 +316,15 @@ import Testing
             _ = try await Self.call(.GET, url, "/d")
             let health = try await Self.call(.GET, url, "/__admin/health")
             #expect(health.object["status"] as? String == "healthy")
+            // WireMock 3's unmatched mappings: /d was asked for, /tmp was not.
+            let unmatched = try await Self.call(.GET, url, "/__admin/mappings/unmatched")
+            let urls = (unmatched.object["mappings"] as? [[String: Any]])?.compactMap {
+                ($0["request"] as? [String: Any])?["url"] as? String
+            }
+            #expect(urls == ["/tmp"], "\(unmatched.text)")
+            #expect(try await Self.call(.DELETE, url, "/__admin/mappings/unmatched").status == 200)
+            #expect(try await Self.call(.GET, url, "/tmp").status == 404, "the unmatched mapping is gone")
+            #expect(try await Self.call(.GET, url, "/d").status == 200, "the matched one stays")
             // WireMock 3's version endpoint, as JSON and, when asked for, as text.
             let version = try await Self.call(.GET, url, "/__admin/version")
             #expect(version.object["version"] as? String == HTTPStubServer.version)

@@ -52,7 +52,7 @@ import Testing
         ("--extensions com.example.Transformer", .serves(note: "--extensions: Java extensions cannot load")),
         ("--global-response-templating", .serves()),
         ("--help", .prints("--root-dir")),
-        ("--https-keystore keystore.jks", .refuses("--https-keystore is not supported yet")),
+        ("--https-keystore keystore.jks", .serves(note: "--https-keystore has no effect without --https-port")),
         ("--https-port 0", .serves()),
         ("--https-require-client-cert", .refuses("--https-require-client-cert are not supported yet")),
         ("--https-truststore truststore.jks", .refuses("--https-truststore and --https-require-client-cert")),

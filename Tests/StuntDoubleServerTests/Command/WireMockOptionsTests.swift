@@ -288,3 +288,57 @@ import Testing
         try await Self.stop(serve)
     }
 }
+
+/// WireMock's `--https-keystore`: a PKCS #12 keystore made by openssl serves its certificate; a Java keystore and
+/// a wrong password stop the server saying what to do.
+@Suite(.enabled(if: HTTPSTests.opensslInstalled, "openssl is not installed"))
+struct KeystoreOptionTests {
+    /// A folder with `keystore.p12`: a certificate for localhost (CN `keystore-test`) and its key, password `pw`.
+    static func keystore() async throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keystore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = """
+            cd '\(folder.path)' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+            -keyout key.pem -out cert.pem -days 2 -subj /CN=keystore-test -addext subjectAltName=IP:127.0.0.1 \
+            && openssl pkcs12 -export -inkey key.pem -in cert.pem -out keystore.p12 -passout pass:pw
+            """
+        let made = try await ChildProcess.run("/bin/sh", ["-c", script])
+        #expect(made.status == 0, "\(made.error)")
+        return folder
+    }
+
+    @Test func aPKCS12KeystoreServesItsCertificate() async throws {
+        let folder = try await Self.keystore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (serve, _) = try await WireMockOptionsTests.serve([
+            "--port", "0", "--https-port", "0", "--https-keystore", folder.appendingPathComponent("keystore.p12").path,
+            "--keystore-password", "pw",
+        ])
+        let port = try #require(serve.standardOutput.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)).1
+        let subject = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c",
+                "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -subject",
+            ])
+        #expect(subject.output.contains("CN = keystore-test"), "\(subject.output)\(subject.error)")
+        try await WireMockOptionsTests.stop(serve)
+    }
+
+    @Test func aJavaKeystoreOrAWrongPasswordIsRefusedSayingWhatToDo() async throws {
+        let folder = try await Self.keystore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keystore = folder.appendingPathComponent("keystore.p12").path
+        let wrong = try await CommandProcess.run([
+            "--port", "0", "--https-port", "0", "--https-keystore", keystore, "--keystore-password", "nope",
+        ])
+        #expect(wrong.status == 1)
+        #expect(wrong.error.contains("--keystore-password"), "\(wrong.error)")
+        // A Java keystore begins FEEDFEED.
+        let java = folder.appendingPathComponent("keystore.jks")
+        try Data([0xFE, 0xED, 0xFE, 0xED, 0, 0, 0, 2]).write(to: java)
+        let refused = try await CommandProcess.run(["--port", "0", "--https-port", "0", "--https-keystore", java.path])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("keytool -importkeystore"), "\(refused.error)")
+    }
+}

@@ -17,21 +17,11 @@ enum IncomingRequestBuilder {
     ///   - declaresBody: Whether the head gave a length or a transfer coding (then an empty body is one).
     ///   - authority: The server's `host:port`, for a request that names no host.
     ///   - scheme: `http`, or `https` on the HTTPS listener.
-    ///   - inflateLimit: The largest plain body a gzipped one may inflate to: a gzipped body (`Content-Encoding:
-    ///     gzip`, or gzip's first bytes) is matched as its plain text, as WireMock reads it; one that is not gzip
-    ///     after all, or inflates past the limit, stays as it came.
     /// - Returns: The request.
     /// - Throws: `InvalidTarget` when the target is not a path, nor an absolute URL.
     static func make(
-        _ head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, authority: String, scheme: String = "http",
-        inflateLimit: Int = 64 << 20
+        _ head: HTTPRequestHead, body: ByteBuffer, declaresBody: Bool, authority: String, scheme: String = "http"
     ) throws -> HTTPIncomingRequest {
-        var received = body
-        if received.readableBytes > 0, Gzip.isGzipped(head, body: received),
-            let plain = Gzip.decompress(received, limit: inflateLimit)
-        {
-            received = plain
-        }
         // In one array of the right size (adding one at a time grew it twice for a usual request), the first Host
         // field noted on the way (looking it up by name after cost a second walk over the fields).
         var hostField: String?
@@ -40,7 +30,7 @@ enum IncomingRequestBuilder {
                 if hostField == nil, name.utf8.count == 4, HeadFacts.name(name, is: "host") { hostField = value }
                 return StuntDouble.HTTPHeaders.Element(name: .init(rawValue: name), value: value)
             })
-        let bytes = received.readableBytes > 0 ? Data(received.readableBytesView) : nil
+        let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
         let hasBody = bytes != nil || declaresBody
         let method = Self.method(head.method)
         let body = hasBody ? (bytes ?? Data()) : nil

@@ -32,15 +32,19 @@ extension StubRequestHandler {
         let receivedAt = context.eventLoop.now
         let received = ContinuousClock.now
         let incoming: HTTPIncomingRequest
+        // A gzipped body (`Content-Encoding: gzip`, or gzip's first bytes) is matched as its plain text, as WireMock
+        // reads it; one that is not gzip after all, or inflates past the body limit, stays as it came. What is
+        // forwarded upstream is the body as it came.
+        let matchedBody = Gzip.inflated(head, body: body, limit: core.configuration.maximumRequestBodySize)
         do {
             incoming =
                 isSecure
                 ? try IncomingRequestBuilder.make(
-                    head, body: body, declaresBody: declaresBody, authority: core.httpsAuthority.withLockedValue { $0 },
-                    scheme: "https", inflateLimit: core.configuration.maximumRequestBodySize)
+                    head, body: matchedBody, declaresBody: declaresBody,
+                    authority: core.httpsAuthority.withLockedValue { $0 }, scheme: "https")
                 : try IncomingRequestBuilder.make(
-                    head, body: body, declaresBody: declaresBody, authority: core.authority.withLockedValue { $0 },
-                    inflateLimit: core.configuration.maximumRequestBodySize)
+                    head, body: matchedBody, declaresBody: declaresBody,
+                    authority: core.authority.withLockedValue { $0 })
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "
