@@ -18,8 +18,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve stub files over HTTP until interrupted (Ctrl-C).",
         discussion: """
-            Without --root (and no mappings/ here), serves the bundled examples: a Moya-style GitHub target's repositories, a JSON API with a URI \
-            template, and slow, dribbled, failing and flaky endpoints. Try:
+            Without --root (and no mappings/ here), serves the bundled examples: a Moya-style GitHub target's \
+            repositories, a JSON API with a URI template, and slow, dribbled, failing and flaky endpoints. Try:
 
               stuntdouble serve &
               curl http://127.0.0.1:8080/users/mark/repos

@@ -55,15 +55,11 @@ enum ServerRun {
         }
     }
 
-    /// "5 seconds", "0.25 seconds", "1 second".
+    /// "5 seconds", "1 second", or "250 ms" for a time that is not whole seconds.
     static func seconds(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        let text =
-            milliseconds % 1000 == 0
-            ? "\(milliseconds / 1000)"
-            : String(format: "%.3f", Double(milliseconds) / 1000).replacingOccurrences(
-                of: "0+$", with: "", options: .regularExpression)
-        return text + (milliseconds == 1000 ? " second" : " seconds")
+        guard milliseconds % 1000 == 0 else { return "\(milliseconds) ms" }
+        return milliseconds == 1000 ? "1 second" : "\(milliseconds / 1000) seconds"
     }
 
     /// Waits for SIGINT or SIGTERM; returns its name.

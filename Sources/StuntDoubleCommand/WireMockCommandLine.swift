@@ -6,55 +6,38 @@
 /// anything here: ``prepare(_:)`` turns each into `--wiremock-no-effect NAME`, which `serve` accepts and names in
 /// one line, so that a docker-compose file's command line starts the server as it starts WireMock.
 enum WireMockCommandLine {
-    /// An option of WireMock's that changes nothing here, and why.
-    struct NoEffect: Sendable {
-        /// The option's name, without `--`.
-        let name: String
-        /// Why it has no effect here.
-        let reason: String
-    }
-
-    /// WireMock's options (2.35.1's `--help`, and 3.x's) that have no effect here.
-    static let noEffect: [NoEffect] = [
-        .init(
-            name: "container-threads",
-            reason: "Jetty's request threads; connections are served by one event loop per core (--threads)"),
-        .init(
-            name: "async-response-enabled",
-            reason: "Jetty's asynchronous responses; every response is asynchronous here"),
-        .init(
-            name: "async-response-threads",
-            reason: "Jetty's asynchronous response threads; delays never hold a thread here"),
-        .init(name: "jetty-acceptor-threads", reason: "Jetty's acceptor threads"),
-        .init(name: "jetty-accept-queue-size", reason: "Jetty's accept queue"),
-        .init(
-            name: "jetty-header-response-size",
-            reason: "Jetty's buffer for response headers; any size of response head is written"),
-        .init(
-            name: "disable-optimize-xml-factories-loading",
-            reason: "Java's XML factories; XML is read by StuntDouble's own parser"),
-        .init(
-            name: "disable-strict-http-headers",
-            reason: "Jetty's header checks; request heads are read as SwiftNIO reads them"),
-        .init(
-            name: "timeout",
-            reason: "WireMock's in-process (direct call) server's timeout; its HTTP server does not read it either"),
-        .init(
-            name: "max-template-cache-entries",
-            reason: "templates are compiled once, when their stubs load, so there is no cache to bound"),
-        .init(name: "webhook-threadpool-size", reason: "webhooks are sent without threads of their own"),
-        .init(
-            name: "max-http-client-connections",
-            reason: "the proxy's connections are limited at 1,000 per upstream, WireMock's default"),
-        .init(
-            name: "disable-connection-reuse",
-            reason: "the proxy's client; connections to an upstream are reused"),
-        .init(
-            name: "disable-extensions-scanning",
-            reason: "Java's class path; there are no extensions to find"),
-        .init(
-            name: "use-chunked-encoding",
-            reason: "responses whose length is known carry Content-Length, the rest are chunked (as body_file)"),
+    /// WireMock's options (2.35.1's `--help`, and 3.x's) that have no effect here, each with why.
+    static let noEffect: [String: String] = [
+        "container-threads":
+            "Jetty's request threads; connections are served by one event loop per core (--threads)",
+        "async-response-enabled":
+            "Jetty's asynchronous responses; every response is asynchronous here",
+        "async-response-threads":
+            "Jetty's asynchronous response threads; delays never hold a thread here",
+        "jetty-acceptor-threads":
+            "Jetty's acceptor threads",
+        "jetty-accept-queue-size":
+            "Jetty's accept queue",
+        "jetty-header-response-size":
+            "Jetty's buffer for response headers; any size of response head is written",
+        "disable-optimize-xml-factories-loading":
+            "Java's XML factories; XML is read by StuntDouble's own parser",
+        "disable-strict-http-headers":
+            "Jetty's header checks; request heads are read as SwiftNIO reads them",
+        "timeout":
+            "WireMock's in-process (direct call) server's timeout; its HTTP server does not read it either",
+        "max-template-cache-entries":
+            "templates are compiled once, when their stubs load, so there is no cache to bound",
+        "webhook-threadpool-size":
+            "webhooks are sent without threads of their own",
+        "max-http-client-connections":
+            "the proxy's connections are limited at 1,000 per upstream, WireMock's default",
+        "disable-connection-reuse":
+            "the proxy's client; connections to an upstream are reused",
+        "disable-extensions-scanning":
+            "Java's class path; there are no extensions to find",
+        "use-chunked-encoding":
+            "responses whose length is known carry Content-Length, the rest are chunked (as body_file)",
     ]
 
     /// How a WireMock option takes its value.
@@ -146,7 +129,7 @@ enum WireMockCommandLine {
                 continue
             }
             let nextIsValue = index < arguments.endIndex && !arguments[index].hasPrefix("-")
-            if noEffect.contains(where: { $0.name == name }) {
+            if noEffect[name] != nil {
                 prepared += ["--wiremock-no-effect", name]
                 if arity != .flag, inlineValue == nil, nextIsValue { index += 1 }
                 continue

@@ -77,7 +77,7 @@ extension WireMockOptions {
     /// - Returns: The lines, in the order of WireMock's options.
     func notices(hasHTTPS: Bool) -> [String] {
         var notices = noEffect.compactMap { name in
-            WireMockCommandLine.noEffect.first { $0.name == name }.map { "--\(name) has no effect here: \($0.reason)" }
+            WireMockCommandLine.noEffect[name].map { "--\(name) has no effect here: \($0)" }
         }
         func note(_ given: Bool, _ line: String) {
             if given { notices.append(line) }

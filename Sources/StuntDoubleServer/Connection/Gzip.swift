@@ -68,16 +68,26 @@ enum Gzip {
             var status = Z_OK
             // Z_FINISH until the end: Z_OK (or Z_BUF_ERROR) asks for more room.
             while status == Z_OK || status == Z_BUF_ERROR {
-                output.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { space in
-                    let room = min(space.count, Int(UInt32.max))
-                    stream.next_out = space.bindMemory(to: Bytef.self).baseAddress
-                    stream.avail_out = uInt(room)
-                    status = deflate(&stream, Z_FINISH)
-                    return room - Int(stream.avail_out)
-                }
+                status = step(&stream, into: &output) { deflate(&$0, Z_FINISH) }
             }
             return status == Z_STREAM_END ? output : nil
         }
+    }
+
+    /// Runs one zlib call with at least 64 KiB of room after `output`'s bytes, keeps what it wrote, and returns its
+    /// status.
+    private static func step(
+        _ stream: inout z_stream, into output: inout ByteBuffer, _ call: (inout z_stream) -> Int32
+    ) -> Int32 {
+        var status = Z_OK
+        output.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { space in
+            let room = min(space.count, Int(UInt32.max))
+            stream.next_out = space.bindMemory(to: Bytef.self).baseAddress
+            stream.avail_out = uInt(room)
+            status = call(&stream)
+            return room - Int(stream.avail_out)
+        }
+        return status
     }
 
     /// A gzipped (or zlib) body as its plain bytes, or `nil` when it is not one, or would be larger than `limit`
@@ -92,14 +102,7 @@ enum Gzip {
             guard input.count <= Int(UInt32.max) else { return nil }
             stream.avail_in = uInt(input.count)
             while true {
-                var status = Z_OK
-                output.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { space in
-                    let room = min(space.count, Int(UInt32.max))
-                    stream.next_out = space.bindMemory(to: Bytef.self).baseAddress
-                    stream.avail_out = uInt(room)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    return room - Int(stream.avail_out)
-                }
+                let status = step(&stream, into: &output) { inflate(&$0, Z_NO_FLUSH) }
                 if output.readableBytes > limit { return nil }
                 switch status {
                 case Z_STREAM_END:

@@ -186,10 +186,8 @@ public final class TemplateEnvironment: Sendable {
     ///   - now: The clock `now` and `date` read; the system clock by default.
     ///   - seed: A seed that makes the random helpers repeatable (one sequence per environment), or `nil` for
     ///     the system's random source.
-    public init(now: @escaping @Sendable () -> Date = { Date() }, seed: UInt64? = nil) {
-        self.now = now
-        seeded = seed.map { Locked(SeededGenerator(seed: $0)) }
-        permittedSystemKeys = Self.defaultPermittedSystemKeys
+    public convenience init(now: @escaping @Sendable () -> Date = { Date() }, seed: UInt64? = nil) {
+        self.init(now: now, seed: seed, compiledKeys: Self.defaultPermittedSystemKeys)
     }
 
     /// Creates an environment whose `systemValue` helper may read the environment variables named by
@@ -200,23 +198,24 @@ public final class TemplateEnvironment: Sendable {
     ///   - permittedSystemKeys: Regular expressions, each matched against a whole name in any case, as WireMock
     ///     matches them; empty keeps WireMock's default, `wiremock.*`.
     /// - Throws: ``TemplateEnvironmentError`` naming a pattern that is not a regular expression.
-    public init(
+    public convenience init(
         now: @escaping @Sendable () -> Date = { Date() }, seed: UInt64? = nil, permittedSystemKeys: [String]
     ) throws(TemplateEnvironmentError) {
+        let keys = try permittedSystemKeys.map { pattern throws(TemplateEnvironmentError) in
+            guard let expression = Self.wholeName(pattern) else {
+                throw TemplateEnvironmentError(
+                    message: "The permitted system key \"\(pattern)\" is not a regular expression; write one "
+                        + "such as wiremock.* or APP_.*")
+            }
+            return expression
+        }
+        self.init(now: now, seed: seed, compiledKeys: keys.isEmpty ? Self.defaultPermittedSystemKeys : keys)
+    }
+
+    private init(now: @escaping @Sendable () -> Date, seed: UInt64?, compiledKeys: [NSRegularExpressionBox]) {
         self.now = now
         seeded = seed.map { Locked(SeededGenerator(seed: $0)) }
-        if permittedSystemKeys.isEmpty {
-            self.permittedSystemKeys = Self.defaultPermittedSystemKeys
-        } else {
-            self.permittedSystemKeys = try permittedSystemKeys.map { pattern throws(TemplateEnvironmentError) in
-                guard let expression = Self.wholeName(pattern) else {
-                    throw TemplateEnvironmentError(
-                        message: "The permitted system key \"\(pattern)\" is not a regular expression; write one "
-                            + "such as wiremock.* or APP_.*")
-                }
-                return expression
-            }
-        }
+        permittedSystemKeys = compiledKeys
     }
 
     /// WireMock's default: `wiremock.*`.

@@ -126,7 +126,7 @@ import Testing
                 #expect(body.readableBytes < Self.big.utf8.count)
                 #expect(Gzip.decompress(body, limit: 1 << 20) == ByteBuffer(string: Self.big), "\(path)")
             }
-            // Twice: the gzipped form is made once and kept.
+            // Asked twice, the same bytes.
             #expect(try await Self.get(url, "/json").1 == (try await Self.get(url, "/json").1))
             // Not asked for, too short, encoded already, compressed already, paced, or a HEAD: as stubbed.
             for (path, method, asks) in [

@@ -220,11 +220,18 @@ final class StubWireResponse: Sendable {
         var gzippedHeaders = headers
         gzippedHeaders.replaceOrAdd(name: "Content-Length", value: "\(gzippedBody.readableBytes)")
         gzippedHeaders.add(name: "Content-Encoding", value: "gzip")
-        let usualRequest = HeadRequirements(version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
-        let (head, keepAlive) = usualRequest.head(status: status, headers: gzippedHeaders, closes: false)
         return GzippedForm(
             headers: gzippedHeaders, body: gzippedBody,
-            usual: WireResponse(head: head, keepAlive: keepAlive, body: gzippedBody))
+            usual: Self.usual(status: status, headers: gzippedHeaders, body: gzippedBody))
+    }
+
+    /// A response for the usual request (HTTP/1.1, kept alive, no CORS), its head encoded once.
+    private static func usual(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, body: ByteBuffer)
+        -> WireResponse
+    {
+        let usualRequest = HeadRequirements(version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
+        let (head, keepAlive) = usualRequest.head(status: status, headers: headers, closes: false)
+        return WireResponse(head: head, keepAlive: keepAlive, body: body)
     }
 
     init(_ response: HTTPResponsePlan.Response, stub: HTTPStubRequest) {
@@ -244,9 +251,6 @@ final class StubWireResponse: Sendable {
         self.headers = headers
         closes = ResponseHead.saysClose(headers)
         body = ByteBuffer(bytes: response.body)
-        let usualRequest = HeadRequirements(
-            version: .http1_1, keepsAlive: true, isHead: false, crossOrigin: nil)
-        let (head, keepAlive) = usualRequest.head(status: status, headers: headers, closes: false)
-        usual = WireResponse(head: head, keepAlive: keepAlive, body: body)
+        usual = Self.usual(status: status, headers: headers, body: body)
     }
 }
