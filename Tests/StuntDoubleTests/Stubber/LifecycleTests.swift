@@ -65,23 +65,24 @@ import FoundationNetworking
         #expect(calls.value == 1, "the stub answered once: resuming does not ask it again")
     }
 
+    /// A delayed answer, resumed twice: answered once. (An answer due at once is checked by `DoubleResumeTests`,
+    /// holding the work queue: resumed twice here, FoundationNetworking's own window, a second `resume()` that
+    /// arrives between a response's end and its completion, trapped the whole process once in a ThreadSanitizer
+    /// run beside a busy machine. With the delay, the response ends a second after the two calls.)
     @Test func aSecondResumeDoesNotAnswerTwice() async throws {
         let stubber = HTTPStubber()
         stubber.add(
             stub: HTTPStubRequest().stub(for: .get) {
-                $0.responseTime = .delayedBy(0.2); $0.body = Data("one".utf8)
+                $0.responseTime = .delayedBy(1); $0.body = Data("one".utf8)
             })
-        stubber.add(stub: HTTPStubRequest().match(URL: "https://a.test/now").stub(for: .get, body: "now"))
-        for url in ["https://a.test/later", "https://a.test/now"] {
-            let delegate = RecordingDelegate()
-            let task = stubber.session(delegate: delegate).dataTask(with: URL(string: url)!)
-            task.resume()
-            task.resume()
-            #expect(await delegate.completed() == nil)
-            #expect(delegate.responseCount == 1, "\(url)")
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(delegate.responseCount == 1, "\(url): no late second answer")
-        }
+        let delegate = RecordingDelegate()
+        let task = stubber.session(delegate: delegate).dataTask(with: URL(string: "https://a.test/later")!)
+        task.resume()
+        task.resume()
+        #expect(await delegate.completed() == nil)
+        #expect(delegate.responseCount == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(delegate.responseCount == 1, "no late second answer")
     }
 
     @Test func cancellingAfterASecondResume() async throws {
