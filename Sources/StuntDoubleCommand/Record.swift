@@ -22,7 +22,9 @@ struct Record: AsyncParsableCommand {
 
             Authorization, Proxy-Authorization, Cookie and Set-Cookie values are never written; name more with \
             --redact-header, --redact-query and --redact-json-field. Recording replaces the folder's files (only \
-            once all are written); --new-episodes keeps them, replays what they cover and adds the rest.
+            once all are written); --new-episodes keeps them, replays what they cover and adds the rest. WireMock's \
+            way works too: `stuntdouble serve --proxy-all URL --record-mappings --root-dir DIR` writes each new \
+            exchange as it ends, with no redaction.
             """)
 
     @Option(help: "The server to record (http or https), such as https://api.example.com.")

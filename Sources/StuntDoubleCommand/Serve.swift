@@ -194,7 +194,7 @@ struct Serve: AsyncParsableCommand {
         let root = self.root ?? (openAPI.documents.isEmpty ? Self.wireMockRoot : nil)
         if let root {
             (folder, display) = (URL(fileURLWithPath: root), root)
-        } else if !openAPI.documents.isEmpty || proxy != nil {
+        } else if !openAPI.documents.isEmpty || proxy != nil || wireMock.recordMappings {
             // Answering from documents, or forwarding (WireMock's --proxy-all): no examples in the way.
             (folder, display) = (nil, "")
         } else {
@@ -241,7 +241,7 @@ struct Serve: AsyncParsableCommand {
             configuration.upstream = url
         }
         configuration.https = try https.configuration()
-        try wireMock.apply(to: &configuration)
+        try wireMock.apply(to: &configuration, root: root)
         if cors, noCors { throw ValidationError("--cors and --no-cors ask for opposite things; give one.") }
         configuration.answersCrossOriginRequests = cors || (!openAPI.documents.isEmpty && !noCors)
         let servings = try openAPI.servings(deviations: strict ? .refuse : .tolerate, forwarding: proxy != nil)
@@ -331,8 +331,12 @@ struct Serve: AsyncParsableCommand {
         if !admin.noAdmin {
             say("Traffic page and WireMock's admin API: \(baseURL.absoluteString)/__admin/")
         }
-        // The bundled examples never change; anything given is watched.
-        let watchedRoot = root.map { URL(fileURLWithPath: $0) }
+        // The bundled examples never change; anything given is watched, but a root recorded to: the recording
+        // would serve as it is written (WireMock's proxy keeps answering).
+        let watchedRoot = wireMock.recordMappings ? nil : root.map { URL(fileURLWithPath: $0) }
+        if let recording = configuration.mappingRecording {
+            say("Recording proxied requests to \(recording.root.path)/mappings and __files (--record-mappings)")
+        }
         var watching: Task<Void, Never>?
         if !noWatch, !servings.isEmpty || watchedRoot != nil {
             let watcher = self.watcher(

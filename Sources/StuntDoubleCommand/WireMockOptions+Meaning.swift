@@ -9,16 +9,25 @@ extension WireMockOptions {
     func validate() throws {
         for (flag, value) in [
             ("--jetty-idle-timeout", jettyIdleTimeout), ("--jetty-stop-timeout", jettyStopTimeout),
-            ("--proxy-timeout", proxyTimeout),
+            ("--proxy-timeout", proxyTimeout), ("--websocket-idle-timeout", websocketIdleTimeout),
         ] {
             if let value, value <= 0 || value > 1_000_000_000 {
                 throw ValidationError("\(flag) must be a number of milliseconds above 0 (it is \(value)).")
+            }
+        }
+        for (flag, size) in [
+            ("--websocket-max-text-message-size", websocketMaxTextMessageSize),
+            ("--websocket-max-binary-message-size", websocketMaxBinaryMessageSize),
+        ] {
+            if let size, !(1...Int(UInt32.max)).contains(size) {
+                throw ValidationError("\(flag) must be a number of bytes from 1 to 4294967295 (it is \(size)).")
             }
         }
         if let size = jettyHeaderRequestSize ?? jettyHeaderBufferSize, size < 64 {
             throw ValidationError("--jetty-header-request-size must be 64 bytes or more (it is \(size)).")
         }
         if let proxyVia { _ = try Self.proxyServer(proxyVia) }
+        _ = try proxyTargetRules
         if let unsupported = unsupported {
             throw ValidationError(unsupported)
         }
@@ -42,27 +51,9 @@ extension WireMockOptions {
             return
                 "--ca-keystore-password and --ca-keystore-type describe --ca-keystore: give it too (as WireMock asks)."
         }
-        if recordMappings {
-            return
-                "--record-mappings is not supported yet. Record with `stuntdouble record --upstream URL --root DIR`: "
-                + "it forwards every request and writes WireMock mappings and __files when it stops."
-        }
-        if httpsTruststore != nil || httpsRequireClientCert {
-            return "--https-truststore and --https-require-client-cert are not supported yet: StuntDouble's HTTPS "
-                + "does not ask clients for certificates, so it would let in clients WireMock would refuse."
-        }
-        if adminApiRequireHttps {
-            return "--admin-api-require-https is not supported yet: the admin API would answer over plain HTTP too. "
-                + "Protect it with --admin-api-basic-auth or --admin-token, or turn it off with --no-admin."
-        }
         if enableBrowserProxying {
             return "--enable-browser-proxying is not supported yet: StuntDouble is not a forward proxy. Point the "
                 + "client at the server and give the upstream with --proxy-all URL (or stuntdouble record)."
-        }
-        if allowProxyTargets != nil || denyProxyTargets != nil {
-            return "--allow-proxy-targets and --deny-proxy-targets are not supported yet: proxying would reach "
-                + "addresses they rule out. Proxy only to the upstream given with --proxy-all, and give proxying "
-                + "stubs only the addresses you mean."
         }
         if let loadResourcesFromClasspath {
             return "--load-resources-from-classpath \(loadResourcesFromClasspath): there is no Java class path "
@@ -83,14 +74,6 @@ extension WireMockOptions {
             if given { notices.append(line) }
         }
         note(
-            disableHttp,
-            "--disable-http is not supported yet: the HTTP listener stays open beside HTTPS (--port 0 puts it on a "
-                + "free port)")
-        note(
-            printAllNetworkTraffic,
-            "--print-all-network-traffic is not supported yet: --verbose logs each request's headers and the stub "
-                + "that answered")
-        note(
             supportedProxyEncodings != nil,
             "--supported-proxy-encodings is not supported yet: forwarded requests keep the client's Accept-Encoding")
         note(
@@ -98,16 +81,14 @@ extension WireMockOptions {
             "--logged-response-body-size-limit has no effect here: the journal keeps request bodies "
                 + "(--journal-body-limit), not response bodies")
         note(
-            websocketIdleTimeout != nil || websocketMaxTextMessageSize != nil || websocketMaxBinaryMessageSize != nil,
-            "--websocket-idle-timeout and --websocket-max-*-message-size are not supported yet: WebSockets close "
-                + "with their connection's --idle-timeout and take messages up to 16 MiB")
-        note(
             extensions != nil,
             "--extensions: Java extensions cannot load here; a stub that names one of their transformers answers "
                 + "500 saying so (stuntdouble check lists them)")
+        note(matchHeaders != nil && !recordMappings, "--match-headers has no effect without --record-mappings")
         note(
-            (matchHeaders != nil || filenameTemplate != nil) && !recordMappings,
-            "--match-headers and --filename-template have no effect without --record-mappings")
+            filenameTemplate != nil,
+            "--filename-template has no effect here: the mapping files StuntDouble writes are named by the stub's "
+                + "name (or method and URL) and the start of its id, such as get-users-8c5db8b0.json")
         note(
             (keystoreType != nil || keyManagerPassword != nil) && httpsKeystore == nil,
             "--keystore-type and --key-manager-password have no effect without --https-keystore")
@@ -120,13 +101,27 @@ extension WireMockOptions {
             truststoreType != nil && httpsTruststore == nil,
             "--truststore-type has no effect without --https-truststore")
         note(
+            truststoreType != nil && httpsTruststore != nil,
+            "--truststore-type has no effect here: a trust store is read as PEM or PKCS #12, as its content says")
+        note(
+            httpsTruststore != nil && !httpsRequireClientCert,
+            "--https-truststore has no effect without --https-require-client-cert: clients are not asked for "
+                + "certificates (as in WireMock)")
+        note(
+            httpsRequireClientCert && !hasHTTPS, "--https-require-client-cert has no effect without --https-port")
+        note(
             proxyPassThrough != nil,
             "--proxy-pass-through has no effect here: it is for browser proxying, which is not supported yet")
         return notices
     }
 
     /// Applies the options to a server's configuration (after its HTTPS is set).
-    func apply(to configuration: inout HTTPStubServer.Configuration) throws {
+    /// - Parameters:
+    ///   - configuration: The configuration to change.
+    ///   - root: The folder served (`--root-dir`), if given: `--record-mappings` writes there, or to the current
+    ///     folder, as WireMock's default root is.
+    /// - Throws: `ValidationError` naming options that cannot be served together.
+    func apply(to configuration: inout HTTPStubServer.Configuration, root: String?) throws {
         if let httpsKeystore, configuration.https != nil {
             if case .files = configuration.https?.identity {
                 throw ValidationError("--https-keystore and --https-certificate each give the certificate: give one.")
@@ -135,13 +130,44 @@ extension WireMockOptions {
             configuration.https?.identity = .keystore(
                 URL(fileURLWithPath: httpsKeystore), password: keystorePassword ?? "password")
         }
+        if httpsRequireClientCert, configuration.https != nil {
+            configuration.https?.clientCertificateAuthorities =
+                httpsTruststore.map { path in
+                    let url = URL(fileURLWithPath: path)
+                    let start = FileManager.default.contents(atPath: path)?.prefix(10) ?? Data()
+                    return start == Data("-----BEGIN".utf8)
+                        ? .pem(url) : .keystore(url, password: truststorePassword ?? "password")
+                } ?? .system
+        }
+        if let websocketIdleTimeout { configuration.webSocketLimits.idleTimeout = .milliseconds(websocketIdleTimeout) }
+        if let size = websocketMaxTextMessageSize { configuration.webSocketLimits.maximumTextMessageSize = size }
+        if let size = websocketMaxBinaryMessageSize { configuration.webSocketLimits.maximumBinaryMessageSize = size }
         if let jettyIdleTimeout { configuration.idleTimeout = .milliseconds(jettyIdleTimeout) }
         if let size = jettyHeaderRequestSize ?? jettyHeaderBufferSize { configuration.maximumHeaderSize = size }
         if disableHttp2Tls { configuration.https?.offersHTTP2 = false }
         configuration.gzipsResponses = !disableGzip
+        if adminApiRequireHttps, configuration.https == nil, configuration.isAdminAPIEnabled {
+            throw ValidationError(
+                "--admin-api-require-https needs https (--https-port): the admin API could not be reached.")
+        }
+        configuration.adminRequiresHTTPS = adminApiRequireHttps
+        if disableHttp, configuration.https == nil {
+            throw ValidationError("--disable-http needs --https-port: nothing would listen.")
+        }
+        configuration.servesHTTP = !disableHttp
+        configuration.printsNetworkTraffic = printAllNetworkTraffic
         configuration.preservesHostHeader = preserveHostHeader
         configuration.upstreamProxyServer = try proxyVia.map(Self.proxyServer)
         configuration.upstreamReadTimeout = proxyTimeout.map { .milliseconds($0) }
+        configuration.proxyTargetRules = try proxyTargetRules
+        if recordMappings {
+            let headers = (matchHeaders ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            configuration.mappingRecording = .init(
+                root: URL(fileURLWithPath: root ?? FileManager.default.currentDirectoryPath),
+                matchedHeaders: headers.filter { !$0.isEmpty })
+        }
     }
 
     /// How long responses in progress get when the server stops.
@@ -156,6 +182,22 @@ extension WireMockOptions {
             return try TemplateEnvironment(now: now, seed: seed, permittedSystemKeys: keys.filter { !$0.isEmpty })
         } catch {
             throw ValidationError("--permitted-system-keys: \(error.message)")
+        }
+    }
+
+    /// `--allow-proxy-targets` and `--deny-proxy-targets` (comma-separated), or `nil` when neither is given.
+    var proxyTargetRules: HTTPStubServer.Configuration.ProxyTargetRules? {
+        get throws {
+            guard allowProxyTargets != nil || denyProxyTargets != nil else { return nil }
+            func rules(_ text: String?) -> [String] {
+                (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            do {
+                return try HTTPStubServer.Configuration.ProxyTargetRules(
+                    allowing: rules(allowProxyTargets), denying: rules(denyProxyTargets))
+            } catch {
+                throw ValidationError("--allow-proxy-targets, --deny-proxy-targets: \(error.message)")
+            }
         }
     }
 

@@ -18,7 +18,7 @@ struct WireMockOptions: ParsableArguments {
             """)
     var disableGzip = false
 
-    @Flag(help: "WireMock's: no HTTP listener, HTTPS only (not supported yet: the HTTP listener stays).")
+    @Flag(help: "WireMock's: no HTTP listener, HTTPS only (with --https-port).")
     var disableHttp = false
 
     @Flag(
@@ -32,6 +32,16 @@ struct WireMockOptions: ParsableArguments {
     @Flag(help: "WireMock's: no response is a template; response-template transformers do nothing.")
     var disableResponseTemplating = false
 
+    @Flag(
+        help: """
+            WireMock's: log every connection's opening and closing and the bytes it reads and writes (after TLS; \
+            bytes that are not text by their count).
+            """)
+    var printAllNetworkTraffic = false
+
+    @Flag(help: "WireMock's: the admin API answers over HTTPS only (with --https-port); over HTTP, 403.")
+    var adminApiRequireHttps = false
+
     @Option(help: "WireMock's: milliseconds an idle connection stays open (as --idle-timeout, in seconds).")
     var jettyIdleTimeout: Int?
 
@@ -40,6 +50,15 @@ struct WireMockOptions: ParsableArguments {
 
     @Option(help: "WireMock's older name of --jetty-header-request-size.")
     var jettyHeaderBufferSize: Int?
+
+    @Option(help: "WireMock's: milliseconds a WebSocket with no frame either way stays open (300,000); then 1001.")
+    var websocketIdleTimeout: Int?
+
+    @Option(help: "WireMock's: the largest WebSocket text message in bytes (10 MiB); a larger one closes with 1009.")
+    var websocketMaxTextMessageSize: Int?
+
+    @Option(help: "WireMock's: the largest WebSocket binary message in bytes (10 MiB); a larger one closes with 1009.")
+    var websocketMaxBinaryMessageSize: Int?
 
     @Option(help: "WireMock's: milliseconds responses in progress get to finish when the server stops (5,000).")
     var jettyStopTimeout: Int?
@@ -57,6 +76,16 @@ struct WireMockOptions: ParsableArguments {
     @Flag(help: "WireMock's: forwarded requests keep the client's User-Agent (StuntDouble always keeps it).")
     var preserveUserAgentProxyHeader = false
 
+    @Option(
+        help: """
+            WireMock's: the only targets proxying and webhooks may reach, comma-separated: IPv4 addresses, ranges \
+            (10.0.0.0-10.255.255.255) and host names (*.example.com). Others are answered 500.
+            """)
+    var allowProxyTargets: String?
+
+    @Option(help: "WireMock's: targets proxying and webhooks may not reach, written as for --allow-proxy-targets.")
+    var denyProxyTargets: String?
+
     @Option(help: "WireMock's: an HTTP proxy (host:port) that forwarded requests go through.")
     var proxyVia: String?
 
@@ -66,15 +95,18 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: Java extension classes (none can load here; their stubs answer 500 saying so).")
     var extensions: String?
 
-    /// The options that are not supported yet, each with what it would change and what to do instead: given,
-    /// the server does not start, as running without them would serve something the user ruled out.
-    @Flag(help: "WireMock's: record every request as mapping files (not supported yet: use stuntdouble record).")
+    @Flag(
+        help: """
+            WireMock's: write each proxied exchange whose request is new as a mapping and a body file in the root's \
+            mappings/ and __files/ (the current folder without --root-dir), before its answer ends. They are served \
+            when the root is next loaded.
+            """)
     var recordMappings = false
 
-    @Option(help: "WireMock's: request headers recorded mappings match (with --record-mappings).")
+    @Option(help: "WireMock's: request headers recorded mappings match, comma-separated (with --record-mappings).")
     var matchHeaders: String?
 
-    @Option(help: "WireMock's: how recorded files are named (with --record-mappings).")
+    @Option(help: "WireMock's: how WireMock 3 names the mapping files it writes (no effect here).")
     var filenameTemplate: String?
 
     @Option(
@@ -93,21 +125,29 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: the keystore's key password (with --https-keystore).")
     var keyManagerPassword: String?
 
-    @Option(help: "WireMock's: the client certificates' trust store (not supported yet).")
+    @Option(
+        help: """
+            WireMock's: the authorities client certificates must be signed by (with --https-require-client-cert): a \
+            PKCS #12 trust store, or PEM certificates. A Java keystore (JKS) is refused with the keytool command that \
+            converts it.
+            """)
     var httpsTruststore: String?
 
-    @Option(help: "WireMock's: the trust store's password (with --https-truststore).")
+    @Option(help: "WireMock's: the trust store's password (with --https-truststore; WireMock's default: password).")
     var truststorePassword: String?
 
     @Option(help: "WireMock's: the trust store's type (with --https-truststore).")
     var truststoreType: String?
 
-    @Flag(help: "WireMock's: HTTPS clients must present a trusted certificate (not supported yet).")
+    @Flag(
+        help: """
+            WireMock's: HTTPS clients must present a certificate signed by an authority of --https-truststore (the \
+            system's without it); a client without one fails the handshake.
+            """)
     var httpsRequireClientCert = false
 
-    @Flag(help: "WireMock's: the admin API over HTTPS only (not supported yet).")
-    var adminApiRequireHttps = false
-
+    /// The options that are not supported yet, each with what it would change and what to do instead: given,
+    /// the server does not start, as running without them would serve something the user ruled out.
     @Flag(help: "WireMock's: be a browser's proxy server (not supported yet).")
     var enableBrowserProxying = false
 
@@ -129,34 +169,17 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: whether browser proxying passes unmatched requests through.")
     var proxyPassThrough: String?
 
-    @Option(help: "WireMock's: the addresses proxying may reach (not supported yet).")
-    var allowProxyTargets: String?
-
-    @Option(help: "WireMock's: the addresses proxying may not reach (not supported yet).")
-    var denyProxyTargets: String?
-
     @Option(help: "WireMock's: Java class path resources as the root (there is no class path here).")
     var loadResourcesFromClasspath: String?
 
     /// The options that are not supported yet, and change only what the log or the journal shows: given, the
     /// server starts, and says in one line what is not done.
-    @Flag(help: "WireMock's: print the raw traffic (not supported yet; --verbose logs each request's headers).")
-    var printAllNetworkTraffic = false
 
     @Option(help: "WireMock's: the Accept-Encoding values sent upstream when proxying (not supported yet).")
     var supportedProxyEncodings: String?
 
     @Option(help: "WireMock's: the journal's limit of response body bytes (not supported yet).")
     var loggedResponseBodySizeLimit: Int?
-
-    @Option(help: "WireMock's: milliseconds an idle WebSocket stays open (not supported yet).")
-    var websocketIdleTimeout: Int?
-
-    @Option(help: "WireMock's: the largest WebSocket text message (not supported yet).")
-    var websocketMaxTextMessageSize: Int?
-
-    @Option(help: "WireMock's: the largest WebSocket binary message (not supported yet).")
-    var websocketMaxBinaryMessageSize: Int?
 
     /// Set by ``WireMockCommandLine/prepare(_:)`` for each of WireMock's options that has no effect here.
     @Option(name: .customLong("wiremock-no-effect"), help: .private)

@@ -53,6 +53,9 @@ extension HTTPStubServer {
         /// credentials, as WireMock does (in its container, where only the container's network reaches it: the
         /// image passes `--open-admin`). Off by default: such a server refuses to start.
         public var allowsOpenAdminAPI = false
+        /// Whether the admin API answers over HTTPS only (WireMock's `--admin-api-require-https`): over plain HTTP
+        /// it answers `403` saying so, before credentials are looked at. Off by default.
+        public var adminRequiresHTTPS = false
         /// A server to forward the requests no stub answers to (`serve --proxy URL`, WireMock's `proxyBaseUrl`
         /// for the whole server): the upstream's base URL, `http` or `https`. Its status, headers and body
         /// stream back unchanged. A stubber recording (`HTTPStubber.record(to:mode:options:environment:)`)
@@ -62,6 +65,9 @@ extension HTTPStubServer {
         /// Whether forwarded requests keep the client's `Host` header (WireMock's `--preserve-host-header`);
         /// by default the upstream gets its own host name.
         public var preservesHostHeader = false
+        /// The upstreams proxying and webhooks may reach (WireMock 3's `--allow-proxy-targets` and
+        /// `--deny-proxy-targets`), or `nil` (the default) for any.
+        public var proxyTargetRules: ProxyTargetRules?
         /// An HTTP proxy that forwarded requests go through (WireMock's `--proxy-via host:port`), or `nil`.
         public var upstreamProxyServer: ProxyServer?
         /// How long a forwarded request may wait for the upstream's next bytes before it fails (WireMock's
@@ -106,6 +112,18 @@ extension HTTPStubServer {
         /// request's gzipped body (`Content-Encoding: gzip`, or gzip's first bytes) is matched as its plain text
         /// either way.
         public var gzipsResponses = false
+        /// Where proxied exchanges are written as mapping files as they end (WireMock's `--record-mappings`), or
+        /// `nil` (the default).
+        public var mappingRecording: MappingRecording?
+        /// Whether every connection's opening, closing and bytes are logged (WireMock's
+        /// `--print-all-network-traffic`), at `info` whatever the logger's level: HTTPS traffic as it is after TLS,
+        /// text as it is, other bytes by their count. Off by default.
+        public var printsNetworkTraffic = false
+        /// What WebSocket channels may do: their messages' sizes and how long they stay open idle.
+        public var webSocketLimits = WebSocketLimits()
+        /// Whether the HTTP listener opens (on by default). Off (WireMock's `--disable-http`), the server serves
+        /// HTTPS only, which needs ``https``; its base URL is the HTTPS listener's.
+        public var servesHTTP = true
         /// HTTPS: a second listener with TLS (`serve --https-port`), or `nil` (the default) for none.
         public var https: HTTPSConfiguration?
 
@@ -159,6 +177,13 @@ extension HTTPStubServer {
             if !(0...65535).contains(port) { return "port \(port) is not a port; use 0 to 65535 (0 picks a free one)" }
             if maximumRequestBodySize < 0 { return "maximumRequestBodySize is negative; use 0 or more bytes" }
             if maximumHeaderSize < 64 { return "maximumHeaderSize is \(maximumHeaderSize); use 64 bytes or more" }
+            for (name, size) in [
+                ("maximumTextMessageSize", webSocketLimits.maximumTextMessageSize),
+                ("maximumBinaryMessageSize", webSocketLimits.maximumBinaryMessageSize),
+            ] where !(1...Int(UInt32.max)).contains(size) {
+                return "webSocketLimits.\(name) is \(size); use 1 byte to 4 GiB"
+            }
+            if webSocketLimits.idleTimeout <= .zero { return "webSocketLimits.idleTimeout must be above 0" }
             if idleTimeout <= .zero { return "idleTimeout must be above zero" }
             if requestBodyTimeout <= .zero { return "requestBodyTimeout must be above zero" }
             if sendTimeout <= .zero { return "sendTimeout must be above zero" }
@@ -179,6 +204,12 @@ extension HTTPStubServer {
             }
             if let https, https.port != 0, https.port == port {
                 return "HTTP and HTTPS cannot share port \(port); give each its own (or 0 for free ones)"
+            }
+            if !servesHTTP, https == nil {
+                return "servesHTTP is off and there is no https (--https-port): nothing would listen"
+            }
+            if adminRequiresHTTPS, https == nil, isAdminAPIEnabled {
+                return "adminRequiresHTTPS needs https (--https-port): the admin API could not be reached"
             }
             if let adminBasicCredentials, !adminBasicCredentials.contains(":") {
                 return "adminBasicCredentials must be username:password (--admin-api-basic-auth user:secret)"
@@ -203,5 +234,24 @@ extension HTTPStubServer {
             }
             return nil
         }
+    }
+}
+
+extension HTTPStubServer.Configuration {
+    /// What a WebSocket channel may do (WireMock's `--websocket-max-text-message-size`,
+    /// `--websocket-max-binary-message-size` and `--websocket-idle-timeout`, with their defaults).
+    public struct WebSocketLimits: Sendable {
+        /// The largest text message a client may send, in bytes (10 MiB); a larger one closes the channel with
+        /// code 1009.
+        public var maximumTextMessageSize = 10 << 20
+        /// The largest binary message a client may send, in bytes (10 MiB); a larger one closes the channel with
+        /// code 1009.
+        public var maximumBinaryMessageSize = 10 << 20
+        /// How long a channel stays open with no frame either way (5 minutes); then the server closes it with code
+        /// 1001.
+        public var idleTimeout: Duration = .seconds(300)
+
+        /// The defaults, WireMock's.
+        public init() {}
     }
 }

@@ -51,7 +51,9 @@ public final class HTTPStubServer: Sendable {
 
     private struct Running {
         let group: MultiThreadedEventLoopGroup
-        let channel: any Channel
+        /// The HTTP listener, unless the configuration serves HTTPS only.
+        let channel: (any Channel)?
+        /// The HTTP listener's base URL, or the HTTPS one's when it is the only one.
         let baseURL: URL
         /// The HTTPS listener, when there is one.
         let https: (channel: any Channel, baseURL: URL, authorityFile: URL?)?
@@ -117,7 +119,8 @@ public final class HTTPStubServer: Sendable {
         try core.store.reloadFiles()
     }
 
-    /// The server's base URL (`http://127.0.0.1:54321`) while it runs, or `nil`.
+    /// The server's base URL (`http://127.0.0.1:54321`; the HTTPS one when ``Configuration/servesHTTP`` is
+    /// off) while it runs, or `nil`.
     public var baseURL: URL? {
         phase.withLockedValue { phase in
             if case .running(let running) = phase { return running.baseURL }
@@ -154,7 +157,8 @@ public final class HTTPStubServer: Sendable {
     }
 
     /// Starts listening.
-    /// - Returns: The base URL, with the port picked when the configuration's port is 0.
+    /// - Returns: The base URL, with the port picked when the configuration's port is 0 (the HTTPS listener's
+    ///   when ``Configuration/servesHTTP`` is off).
     /// - Throws: ``HTTPStubServerError`` when the configuration is invalid, the address cannot be bound, or
     ///   the server was started already.
     @discardableResult
@@ -203,13 +207,17 @@ public final class HTTPStubServer: Sendable {
         var bound: [any Channel] = []
         do {
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            let channel = try await bootstrap(tls: nil).bind(host: configuration.host, port: configuration.port).get()
-            bound.append(channel)
-            guard let port = channel.localAddress?.port else {
-                throw HTTPStubServerError(.cannotBind, "The server bound no port.")
+            var plain: (channel: any Channel, baseURL: URL)?
+            if configuration.servesHTTP {
+                let channel = try await bootstrap(tls: nil).bind(host: configuration.host, port: configuration.port)
+                    .get()
+                bound.append(channel)
+                guard let port = channel.localAddress?.port else {
+                    throw HTTPStubServerError(.cannotBind, "The server bound no port.")
+                }
+                plain = (channel, URL(string: "http://\(host):\(port)")!)
+                core.authority.withLockedValue { $0 = "\(host):\(port)" }
             }
-            let baseURL = URL(string: "http://\(host):\(port)")!
-            core.authority.withLockedValue { $0 = "\(host):\(port)" }
             var https: (channel: any Channel, baseURL: URL, authorityFile: URL?)?
             if let tls, let httpsPort = configuration.https?.port {
                 let secure = try await bootstrap(tls: tls.context).bind(host: configuration.host, port: httpsPort).get()
@@ -220,12 +228,15 @@ public final class HTTPStubServer: Sendable {
                 https = (secure, URL(string: "https://\(host):\(port)")!, tls.authorityFile)
                 core.httpsAuthority.withLockedValue { $0 = "\(host):\(port)" }
             }
-            phase.withLockedValue {
-                $0 = .running(Running(group: group, channel: channel, baseURL: baseURL, https: https))
+            // `problem` makes sure one of them listens.
+            guard let baseURL = plain?.baseURL ?? https?.baseURL else {
+                throw HTTPStubServerError(.invalidConfiguration, "The server has no listener.")
             }
-            configuration.logger.info("listening on \(baseURL.absoluteString)")
-            if let https {
-                configuration.logger.info("listening on \(https.baseURL.absoluteString)")
+            phase.withLockedValue {
+                $0 = .running(Running(group: group, channel: plain?.channel, baseURL: baseURL, https: https))
+            }
+            for url in [plain?.baseURL, https?.baseURL].compactMap({ $0 }) {
+                configuration.logger.info("listening on \(url.absoluteString)")
             }
             return baseURL
         } catch {
@@ -234,11 +245,12 @@ public final class HTTPStubServer: Sendable {
             try? await group.shutdownGracefully()
             phase.withLockedValue { $0 = .idle }
             if let error = error as? HTTPStubServerError { throw error }
+            let failedOnHTTP = configuration.servesHTTP && bound.isEmpty
             throw HTTPStubServerError(
                 .cannotBind,
                 "Cannot listen on \(configuration.host):"
-                    + "\(bound.isEmpty ? configuration.port : configuration.https?.port ?? 0)"
-                    + "\(bound.isEmpty ? "" : " (HTTPS)"): \(error). Use port 0 for a free port, and an address of this "
+                    + "\(failedOnHTTP ? configuration.port : configuration.https?.port ?? 0)"
+                    + "\(failedOnHTTP ? "" : " (HTTPS)"): \(error). Use port 0 for a free port, and an address of this "
                     + "machine (127.0.0.1 for loopback).")
         }
     }
@@ -253,7 +265,7 @@ public final class HTTPStubServer: Sendable {
             return nil
         }
         guard let running else { return }
-        try? await running.channel.close()
+        try? await running.channel?.close()
         try? await running.https?.channel.close()
         if gracePeriod > .zero {
             core.connections.quiesce()

@@ -41,6 +41,8 @@ final class ServerCore: Sendable {
     let recorder = Recorder()
     /// What upstreams answered to proxied requests, for the admin API's recordings and snapshots.
     let proxiedExchanges = ProxiedExchanges()
+    /// Writes proxied exchanges as mapping files (`--record-mappings`), if asked to.
+    let mappingsRecorder: MappingsRecorder?
     /// The limits and timeouts every connection keeps (its state machine's).
     let connectionLimits: ConnectionStateMachine.Limits
 
@@ -53,7 +55,8 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         logLevel = configuration.logger.logLevel
         hasAdmin = configuration.isAdminAPIEnabled
-        webhooks = WebhookSender(logger: configuration.logger)
+        webhooks = WebhookSender(logger: configuration.logger, targetRules: configuration.proxyTargetRules)
+        mappingsRecorder = configuration.mappingRecording.map { MappingsRecorder($0, logger: configuration.logger) }
         connectionLimits = ConnectionStateMachine.Limits(
             maximumRequestBodySize: configuration.maximumRequestBodySize,
             maximumHeaderSize: configuration.maximumHeaderSize, idleTimeout: TimeAmount(configuration.idleTimeout),
@@ -107,12 +110,20 @@ final class ServerCore: Sendable {
     /// client chose it by ALPN (each stream with a handler of its own), else HTTP/1.1.
     func configure(_ channel: any Channel, tls: NIOSSLContext? = nil) -> EventLoopFuture<Void> {
         guard let tls else {
-            return channel.eventLoop.makeCompletedFuture { try configureHTTP1(channel, isSecure: false) }
+            return channel.eventLoop.makeCompletedFuture {
+                if configuration.printsNetworkTraffic {
+                    try channel.pipeline.syncOperations.addHandler(NetworkTrafficPrinter(logger: logger))
+                }
+                try configureHTTP1(channel, isSecure: false)
+            }
         }
         let connectionGuard = SecureConnectionGuard(idleTimeout: configuration.idleTimeout)
         do {
             try channel.pipeline.syncOperations.addHandler(connectionGuard)
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            if configuration.printsNetworkTraffic {
+                try channel.pipeline.syncOperations.addHandler(NetworkTrafficPrinter(logger: logger))
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

@@ -106,6 +106,43 @@ extension AdminAPI {
         }
     }
 
+    /// `POST /__admin/mappings/remove` (WireMock's `removeStub`): removes the mapping with the body's `id` (or
+    /// `uuid`); without one, every mapping whose `request` is the body's, as WireMock compares them. 200 either
+    /// way, as in WireMock.
+    func removeMatchingMappings(_ body: Data) -> AdminResponse {
+        guard let mapping = JSONNode.parse(lenient: body), mapping.members != nil else {
+            return .error(422, "The body is not a mapping: give a JSON object with its id, or its request.")
+        }
+        if let text = (mapping["id"] ?? mapping["uuid"])?.string {
+            guard let id = UUID(uuidString: text) else {
+                return .error(422, "The body's id \(text) is not a mapping id (a UUID).")
+            }
+            if store.remove(id: id) { return AdminResponse(status: 200, body: Data()) }
+        }
+        let request = (mapping["request"] ?? .object([])).rendered(sortedKeys: true)
+        for entry in store.entries where (entry.json["request"] ?? .object([])).rendered(sortedKeys: true) == request {
+            _ = store.remove(id: entry.id)
+        }
+        return AdminResponse(status: 200, body: Data())
+    }
+
+    /// `POST /__admin/mappings/edit` (WireMock 2's `editStub`): replaces the mapping with the body's `id` (or
+    /// `uuid`) by the body; 204.
+    func editMapping(_ body: Data) -> AdminResponse {
+        guard let mapping = JSONNode.parse(lenient: body), mapping.members != nil else {
+            return .error(422, "The body is not a mapping: give the JSON of the mapping, with the id it replaces.")
+        }
+        guard let text = (mapping["id"] ?? mapping["uuid"])?.string else {
+            return .error(422, "The mapping has no id: give the id of the mapping it replaces.")
+        }
+        switch Self.mappingID(text).flatMap({ id in
+            store.replace(id: id, with: body).mapError { AdminFailure(Self.response(for: $0)) }
+        }) {
+        case .success: return AdminResponse(status: 204, body: Data())
+        case .failure(let failure): return failure.response
+        }
+    }
+
     /// `GET /__admin/mappings/unmatched` (WireMock 3): the mappings no request in the journal matched, as
     /// `GET /__admin/mappings` lists them.
     func unmatchedMappings() -> AdminResponse {

@@ -10,6 +10,8 @@ struct AdminRequest: Sendable {
     let query: [String: String]
     let headers: StuntDouble.HTTPHeaders
     let body: Data
+    /// Whether it came over HTTPS.
+    var isSecure = false
 }
 
 /// What the admin API answers.
@@ -85,6 +87,13 @@ final class AdminAPI: Sendable {
     /// Answers a request: 401 without the token, then the route ``AdminRoute/all`` has for it (404 or 405
     /// when none fits).
     func handle(_ request: AdminRequest) async -> AdminResponse {
+        if core.configuration.adminRequiresHTTPS, !request.isSecure {
+            // WireMock's answer, before credentials are looked at.
+            return .error(
+                403,
+                "HTTPS is required for accessing the admin API: call it at the HTTPS address (--https-port), as "
+                    + "--admin-api-require-https asks.")
+        }
         guard isAuthorized(request) else {
             let configuration = core.configuration
             var ways: [String] = []

@@ -142,6 +142,13 @@ struct AdminRoute: Sendable {
         ) { api, call in
             api.mappings(byMetadata: call.body, removing: true)
         },
+        AdminRoute(
+            "POST", "mappings/remove", "Removes the mapping with the body's id, else those with the body's request",
+            takes: .json
+        ) { api, call in api.removeMatchingMappings(call.body) },
+        AdminRoute("POST", "mappings/edit", "Replaces the mapping with the body's id (204)", takes: .json) {
+            api, call in api.editMapping(call.body)
+        },
         AdminRoute("GET", "mappings/unmatched", "The mappings no request in the journal matched") { api, _ in
             api.unmatchedMappings()
         },

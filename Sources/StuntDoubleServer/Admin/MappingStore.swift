@@ -362,7 +362,12 @@ final class MappingStore: Sendable {
 
     /// `get-users-8c5db8b0.json`: the name (or method and URL) made file-safe, and the start of the id.
     static func fileName(for entry: Entry) -> String {
-        let label = entry.spec.name ?? "\(entry.spec.method?.rawValue ?? "any") \(entry.spec.urlSummary)"
+        fileName(
+            label: entry.spec.name ?? "\(entry.spec.method?.rawValue ?? "any") \(entry.spec.urlSummary)", id: entry.id)
+    }
+
+    /// A label made file-safe (`GET /users` is `get-users`), with the start of an id.
+    static func fileName(label: String, id: UUID) -> String {
         var slug = ""
         for scalar in label.lowercased().unicodeScalars {
             if CharacterSet.alphanumerics.contains(scalar), scalar.isASCII {
@@ -372,7 +377,7 @@ final class MappingStore: Sendable {
             }
         }
         slug = String(slug.trimmingCharacters(in: CharacterSet(charactersIn: "-")).prefix(60))
-        return (slug.isEmpty ? "mapping" : slug) + "-" + entry.id.uuidString.lowercased().prefix(8) + ".json"
+        return (slug.isEmpty ? "mapping" : slug) + "-" + id.uuidString.lowercased().prefix(8) + ".json"
     }
 
     /// The mappings whose metadata satisfies a pattern (`find-by-metadata`, `remove-by-metadata`).

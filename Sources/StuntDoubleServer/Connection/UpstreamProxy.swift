@@ -16,20 +16,25 @@ final class UpstreamProxy: Sendable {
 
     /// Whether forwarded requests keep the client's `Host` header (WireMock's `--preserve-host-header`).
     let preservesHostHeader: Bool
+    /// The upstreams forwards may reach, or `nil` for any.
+    let targetRules: HTTPStubServer.Configuration.ProxyTargetRules?
 
     /// A proxy for a server's configuration: its upstream, and how it forwards.
     convenience init(_ server: HTTPStubServer.Configuration, group: any EventLoopGroup) {
         self.init(
             upstream: server.upstream, group: group, preservesHostHeader: server.preservesHostHeader,
-            via: server.upstreamProxyServer, readTimeout: server.upstreamReadTimeout)
+            via: server.upstreamProxyServer, readTimeout: server.upstreamReadTimeout,
+            targetRules: server.proxyTargetRules)
     }
 
     init(
         upstream: URL?, group: any EventLoopGroup, preservesHostHeader: Bool = false,
-        via proxyServer: HTTPStubServer.Configuration.ProxyServer? = nil, readTimeout: Duration? = nil
+        via proxyServer: HTTPStubServer.Configuration.ProxyServer? = nil, readTimeout: Duration? = nil,
+        targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil
     ) {
         serverWide = upstream.map { HTTPStubProxy(baseURL: $0) }
         self.preservesHostHeader = preservesHostHeader
+        self.targetRules = targetRules
         var configuration = HTTPClient.Configuration()
         if let proxyServer {
             configuration.proxy = .server(host: proxyServer.host, port: proxyServer.port)
@@ -60,6 +65,14 @@ final class UpstreamProxy: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         try? await client.shutdown()
+    }
+
+    /// A target the rules deny: its forward fails with this, and the client's answer (a `500`) is its text.
+    struct DeniedTarget: Error, CustomStringConvertible {
+        var description: String {
+            "The target proxy address is denied in the server's configuration (--allow-proxy-targets, "
+                + "--deny-proxy-targets)."
+        }
     }
 
     /// Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1).
@@ -101,9 +114,14 @@ final class UpstreamProxy: Sendable {
         }
         let client = self.client
         let inFlight = self.inFlight
+        let targetRules = self.targetRules
         inFlight.withLockedValue { $0 += 1 }
         Task {
             defer { inFlight.withLockedValue { $0 -= 1 } }
+            if let targetRules, let host = URL(string: target)?.host, !(await targetRules.permits(host: host)) {
+                // Not reached: answered 500 saying so, as WireMock answers, and neither recorded nor kept.
+                return events(.failed(DeniedTarget()))
+            }
             do {
                 // No deadline for the whole exchange: a large body to a slow client takes as long as the client
                 // does (a 300-second one cut a 64 MiB proxied body to a slow reader on a loaded machine). An

@@ -8,9 +8,6 @@ import StuntDouble
 /// The server's WebSocket upgrade (RFC 6455): a `GET` with `Upgrade: websocket` on any path becomes a channel that
 /// the stubber's message stubs (``HTTPMessageStub``) answer, as WireMock accepts upgrades on any path.
 enum WebSocketUpgrade {
-    /// The largest message a client may send (WireMock's default); larger ones are refused with close code 1009.
-    static let maximumFrameSize = 10 << 20
-
     /// Whether a request head asks for a WebSocket.
     static func isRequested(by head: HTTPRequestHead) -> Bool {
         // Asked of every request head: the usual one (no Upgrade) is told apart with one look and no array.
@@ -27,6 +24,7 @@ enum WebSocketUpgrade {
         let accept: String
         let stubber: HTTPStubber
         let logger: Logger
+        let limits: HTTPStubServer.Configuration.WebSocketLimits
     }
 
     /// The upgrade a valid request asks for, or `nil` for one that is not valid (it is answered as HTTP).
@@ -39,7 +37,8 @@ enum WebSocketUpgrade {
         else { return nil }
         let digest = sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
         return Accepted(
-            request: request, accept: Data(digest).base64EncodedString(), stubber: core.stubber, logger: core.logger)
+            request: request, accept: Data(digest).base64EncodedString(), stubber: core.stubber, logger: core.logger,
+            limits: core.configuration.webSocketLimits)
     }
 
     /// Answers `101`, then replaces the HTTP handler (`context`'s) with WebSocket frames and a
@@ -51,12 +50,16 @@ enum WebSocketUpgrade {
             + "Sec-WebSocket-Accept: \(accepted.accept)\r\n\r\n"
         context.writeAndFlush(NIOAny(ByteBuffer(string: response)), promise: nil)
         let operations = context.pipeline.syncOperations
+        let limits = accepted.limits
         do {
             try operations.addHandlers(
                 [
-                    ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maximumFrameSize)),
+                    ByteToMessageHandler(
+                        WebSocketFrameDecoder(
+                            maxFrameSize: max(limits.maximumTextMessageSize, limits.maximumBinaryMessageSize, 125))),
                     WebSocketFrameEncoder(),
-                    WebSocketChannelHandler(stubber: accepted.stubber, request: accepted.request),
+                    IdleStateHandler(allTimeout: TimeAmount(limits.idleTimeout)),
+                    WebSocketChannelHandler(stubber: accepted.stubber, request: accepted.request, limits: limits),
                 ], position: .after(context.handler))
             if leftover.readableBytes > 0 { context.fireChannelRead(NIOAny(leftover)) }
             operations.removeHandler(context: context, promise: nil)
@@ -69,7 +72,8 @@ enum WebSocketUpgrade {
 
 /// A WebSocket channel on the server: frames from the client are the stubber's messages on a channel; what the
 /// stubs send goes out as frames; pings are answered; a close is echoed. A message larger than the server takes
-/// is refused with close code 1009.
+/// is refused with close code 1009; a channel with no frame either way for the idle timeout is closed with 1001,
+/// as Jetty closes WireMock's.
 final class WebSocketChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -80,10 +84,25 @@ final class WebSocketChannelHandler: ChannelInboundHandler, RemovableChannelHand
     /// A fragmented message being put together: its opcode and bytes.
     private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
     private var closing = false
+    private let limits: HTTPStubServer.Configuration.WebSocketLimits
 
-    init(stubber: HTTPStubber, request: HTTPIncomingRequest) {
+    init(stubber: HTTPStubber, request: HTTPIncomingRequest, limits: HTTPStubServer.Configuration.WebSocketLimits) {
         self.stubber = stubber
         self.request = request
+        self.limits = limits
+    }
+
+    /// The largest message of a kind the server takes.
+    private func limit(for opcode: WebSocketOpcode) -> Int {
+        opcode == .text ? limits.maximumTextMessageSize : limits.maximumBinaryMessageSize
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            close(code: 1001, reason: "Connection Idle Timeout", context: context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -111,6 +130,9 @@ final class WebSocketChannelHandler: ChannelInboundHandler, RemovableChannelHand
         var payload = frame.unmaskedData
         switch frame.opcode {
         case .text, .binary:
+            guard payload.readableBytes <= limit(for: frame.opcode) else {
+                return close(code: 1009, reason: "message too big", context: context)
+            }
             if frame.fin {
                 deliver(frame.opcode, payload)
             } else {
@@ -119,7 +141,7 @@ final class WebSocketChannelHandler: ChannelInboundHandler, RemovableChannelHand
         case .continuation:
             guard var pending = fragments else { return close(code: 1002, reason: "", context: context) }
             pending.data.writeBuffer(&payload)
-            guard pending.data.readableBytes <= WebSocketUpgrade.maximumFrameSize else {
+            guard pending.data.readableBytes <= limit(for: pending.opcode) else {
                 return close(code: 1009, reason: "message too big", context: context)
             }
             if frame.fin {

@@ -179,3 +179,26 @@ private func writePEM(_ what: String, _ write: (OpaquePointer) -> Int32) throws(
     }
     return String(decoding: UnsafeBufferPointer(start: contents, count: length), as: UTF8.self)
 }
+
+/// The certificates in a PKCS #12 file, as PEM: a trust store's (certificates without keys, as `keytool
+/// -importcert -storetype pkcs12` writes them), or a keystore's.
+/// - Throws: ``BoringSSLFailure`` when the bytes are not PKCS #12 or the password is not theirs.
+func pkcs12Certificates(_ bytes: [UInt8], password: String) throws(BoringSSLFailure) -> [String] {
+    guard let stack = sk_X509_new_null() else { throw BoringSSLFailure("sk_X509_new_null") }
+    defer { sk_X509_pop_free(stack, X509_free) }
+    var key: OpaquePointer?
+    let status = bytes.withUnsafeBufferPointer { buffer -> Int32 in
+        var input = CBS()
+        CBS_init(&input, buffer.baseAddress, buffer.count)
+        return PKCS12_get_key_and_certs(&key, stack, &input, password)
+    }
+    if let key { EVP_PKEY_free(key) }
+    guard status == 1 else { throw BoringSSLFailure("reading PKCS #12") }
+    var certificates: [String] = []
+    for index in 0..<sk_X509_num(stack) {
+        guard let certificate = sk_X509_value(stack, index) else { continue }
+        certificates.append(
+            try writePEM("writing a certificate") { PEM_write_bio_X509($0, certificate) })
+    }
+    return certificates
+}

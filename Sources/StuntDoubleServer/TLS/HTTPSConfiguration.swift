@@ -18,6 +18,21 @@ extension HTTPStubServer {
         /// Whether clients that offer HTTP/2 (ALPN's `h2`) get it; off, every connection speaks HTTP/1.1
         /// (WireMock's `--disable-http2-tls`). On by default.
         public var offersHTTP2 = true
+        /// Client certificates (mutual TLS; WireMock's `--https-require-client-cert` and `--https-truststore`):
+        /// every client must present a certificate that one of these authorities signed, or its handshake fails.
+        /// `nil` (the default): clients are not asked for one.
+        public var clientCertificateAuthorities: TrustStore?
+
+        /// Certificate authorities to trust.
+        public enum TrustStore: Sendable {
+            /// The system's trusted authorities (WireMock, given no trust store, trusts Java's).
+            case system
+            /// The certificates in a PEM file (`-----BEGIN CERTIFICATE-----`, one or more).
+            case pem(URL)
+            /// The certificates in a PKCS #12 trust store and its password (WireMock's `--https-truststore` and
+            /// `--truststore-password`). A Java keystore (JKS) is refused with the `keytool` command that converts it.
+            case keystore(URL, password: String)
+        }
 
         /// Where the server's certificate comes from.
         public enum Identity: Sendable {

@@ -58,9 +58,12 @@ final class WebhookSender: Sendable {
 
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
+    /// The targets calls may reach (WireMock 3 checks webhooks' as it checks proxying's), or `nil` for any.
+    private let targetRules: HTTPStubServer.Configuration.ProxyTargetRules?
 
-    init(logger: Logger) {
+    init(logger: Logger, targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil) {
         self.logger = logger
+        self.targetRules = targetRules
     }
 
     /// The calls kept, newest first.
@@ -148,6 +151,12 @@ final class WebhookSender: Sendable {
         }
         do {
             if call.delay > .zero { try await Task.sleep(for: call.delay) }
+            if let targetRules, let host = URL(string: call.urlText)?.host, !(await targetRules.permits(host: host)) {
+                return fail(
+                    number,
+                    "The target address of the \(name) is denied in the server's configuration "
+                        + "(--allow-proxy-targets, --deny-proxy-targets): it was not sent.")
+            }
             var outgoing = HTTPClientRequest(url: call.urlText)
             outgoing.method = HTTPMethod(rawValue: call.method)
             for (name, value) in call.headers {

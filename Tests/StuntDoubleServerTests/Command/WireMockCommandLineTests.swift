@@ -28,8 +28,8 @@ import Testing
     /// (`CommandLineOptions`), each with a value as WireMock's documentation gives one.
     static let options: [(arguments: String, outcome: Outcome)] = [
         ("--admin-api-basic-auth user:secret", .serves()),
-        ("--admin-api-require-https", .refuses("--admin-api-require-https is not supported yet")),
-        ("--allow-proxy-targets 127.0.0.1", .refuses("--deny-proxy-targets are not supported yet")),
+        ("--admin-api-require-https", .refuses("needs https (--https-port)")),
+        ("--allow-proxy-targets 127.0.0.1", .serves()),
         ("--async-response-enabled true", .serves(note: "--async-response-enabled has no effect here")),
         ("--async-response-threads 10", .serves(note: "--async-response-threads has no effect here")),
         ("--bind-address 127.0.0.1", .serves()),
@@ -37,10 +37,11 @@ import Testing
         ("--ca-keystore-password password", .refuses("describe --ca-keystore")),
         ("--ca-keystore-type jks", .refuses("describe --ca-keystore")),
         ("--container-threads 20", .serves(note: "--container-threads has no effect here")),
-        ("--deny-proxy-targets 10.0.0.0-10.255.255.255", .refuses("--deny-proxy-targets are not supported yet")),
+        ("--deny-proxy-targets 10.0.0.0-10.255.255.255", .serves()),
+        ("--deny-proxy-targets 10.0.0.300", .refuses("10.0.0.300 is not an IPv4 address")),
         ("--disable-banner", .serves()),
         ("--disable-gzip", .serves()),
-        ("--disable-http", .serves(note: "--disable-http is not supported yet")),
+        ("--disable-http", .refuses("--disable-http needs --https-port")),
         (
             "--disable-optimize-xml-factories-loading",
             .serves(note: "--disable-optimize-xml-factories-loading has no effect here")
@@ -54,8 +55,14 @@ import Testing
         ("--help", .prints("--root-dir")),
         ("--https-keystore keystore.jks", .serves(note: "--https-keystore has no effect without --https-port")),
         ("--https-port 0", .serves()),
-        ("--https-require-client-cert", .refuses("--https-require-client-cert are not supported yet")),
-        ("--https-truststore truststore.jks", .refuses("--https-truststore and --https-require-client-cert")),
+        (
+            "--https-require-client-cert",
+            .serves(note: "--https-require-client-cert has no effect without --https-port")
+        ),
+        (
+            "--https-truststore truststore.jks",
+            .serves(note: "--https-truststore has no effect without --https-require")
+        ),
         ("--jetty-accept-queue-size 100", .serves(note: "--jetty-accept-queue-size has no effect here")),
         ("--jetty-acceptor-threads 4", .serves(note: "--jetty-acceptor-threads has no effect here")),
         ("--jetty-header-buffer-size 16384", .serves()),
@@ -69,7 +76,10 @@ import Testing
         ("--load-resources-from-classpath stubs", .refuses("there is no Java class path here")),
         ("--local-response-templating", .serves()),
         ("--logged-response-body-size-limit 1000", .serves(note: "--logged-response-body-size-limit has no effect")),
-        ("--match-headers Accept,Content-Type", .serves(note: "have no effect without --record-mappings")),
+        (
+            "--match-headers Accept,Content-Type",
+            .serves(note: "--match-headers has no effect without --record-mappings")
+        ),
         ("--max-request-journal-entries 100", .serves()),
         ("--max-template-cache-entries 100", .serves(note: "--max-template-cache-entries has no effect here")),
         ("--max-template-cache-entries", .serves(note: "--max-template-cache-entries has no effect here")),
@@ -78,10 +88,10 @@ import Testing
         ("--permitted-system-keys", .serves()),
         ("--port 0", .serves()),
         ("--preserve-host-header", .serves()),
-        ("--print-all-network-traffic", .serves(note: "--print-all-network-traffic is not supported yet")),
+        ("--print-all-network-traffic", .serves()),
         ("--proxy-all http://127.0.0.1:9", .serves()),
         ("--proxy-via 127.0.0.1:3128", .serves()),
-        ("--record-mappings", .refuses("--record-mappings is not supported yet")),
+        ("--record-mappings", .serves()),
         ("--root-dir ROOT", .serves()),
         ("--timeout 5000", .serves(note: "--timeout has no effect here")),
         ("--trust-all-proxy-targets", .refuses("need --enable-browser-proxying")),
@@ -97,16 +107,16 @@ import Testing
         ("--disable-http2-plain", .serves()),
         ("--disable-http2-tls", .serves()),
         ("--disable-response-templating", .serves()),
-        ("--filename-template {{{method}}}-{{{url}}}.json", .serves(note: "have no effect without --record-mappings")),
+        ("--filename-template {{{method}}}-{{{url}}}.json", .serves(note: "--filename-template has no effect here")),
         ("--max-http-client-connections 100", .serves(note: "--max-http-client-connections has no effect here")),
         ("--preserve-user-agent-proxy-header", .serves()),
         ("--proxy-pass-through false", .serves(note: "--proxy-pass-through has no effect here")),
         ("--proxy-timeout 5000", .serves()),
         ("--supported-proxy-encodings gzip,deflate", .serves(note: "--supported-proxy-encodings is not supported yet")),
         ("--webhook-threadpool-size 4", .serves(note: "--webhook-threadpool-size has no effect here")),
-        ("--websocket-idle-timeout 1000", .serves(note: "--websocket-idle-timeout and")),
-        ("--websocket-max-binary-message-size 1000", .serves(note: "--websocket-idle-timeout and")),
-        ("--websocket-max-text-message-size 1000", .serves(note: "--websocket-idle-timeout and")),
+        ("--websocket-idle-timeout 1000", .serves()),
+        ("--websocket-max-binary-message-size 1000", .serves()),
+        ("--websocket-max-text-message-size 1000", .serves()),
     ]
 
     @Test(arguments: options.map(\.arguments))

@@ -61,6 +61,24 @@ import Testing
         try await Self.stop(serve)
     }
 
+    @Test func allNetworkTrafficIsPrinted() async throws {
+        let root = try AdminAPITests.root(["mappings/t.json": Self.templated])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (serve, baseURL) = try await Self.serve([
+            "--port", "0", "--root-dir", root.path, "--print-all-network-traffic", "--disable-request-logging",
+        ])
+        let connection = try await RawConnection.connect(
+            to: try #require(URL(string: baseURL)), sending: "GET /t HTTP/1.1\r\nHost: x\r\nX-Mark: seen\r\n\r\n")
+        #expect(try await connection.readResponse()?.text == "at /t")
+        await connection.close()
+        #expect(try await serve.waitForOutput { $0.contains("Closed ") }, "\(serve.standardOutput)")
+        let output = serve.standardOutput
+        #expect(output.contains("Opened "), "\(output)")
+        #expect(output.contains("Incoming bytes: GET /t HTTP/1.1\r\nHost: x\r\nX-Mark: seen"), "\(output)")
+        #expect(output.contains("Outgoing bytes: HTTP/1.1 200 OK"), "\(output)")
+        try await Self.stop(serve)
+    }
+
     @Test func templatingCanBeTurnedOff() async throws {
         let root = try AdminAPITests.root(["mappings/t.json": Self.templated])
         defer { try? FileManager.default.removeItem(at: root) }
@@ -119,6 +137,32 @@ import Testing
             try await Self.stop(proxy)
         }
         try await Self.stop(upstream)
+    }
+
+    /// A docker-compose recording setup: `--proxy-all URL --record-mappings --match-headers X`, then the root
+    /// served alone.
+    @Test func recordedMappingsReplayWithoutTheUpstream() async throws {
+        let (upstream, upstreamURL, upstreamRoot) = try await Self.hostEcho()
+        defer { try? FileManager.default.removeItem(at: upstreamRoot) }
+        let root = try AdminAPITests.root([:])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (recorder, recorderURL) = try await Self.serve([
+            "--port", "0", "--proxy-all", upstreamURL, "--record-mappings", "--root-dir", root.path,
+            "--match-headers", "X-Tenant",
+        ])
+        let tenant = [("X-Tenant", "acme")]
+        let upstreamHost = String(upstreamURL.dropFirst("http://".count))
+        #expect(try await Self.get(recorderURL + "/host", headers: tenant) == (.ok, upstreamHost))
+        #expect(try await Self.get(recorderURL + "/host", headers: tenant) == (.ok, upstreamHost))
+        try await Self.stop(recorder)
+        try await Self.stop(upstream)
+        let written = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("mappings").path)
+        #expect(written.count == 1, "\(written)")
+
+        let (replay, replayURL) = try await Self.serve(["--port", "0", "--root-dir", root.path])
+        #expect(try await Self.get(replayURL + "/host", headers: tenant) == (.ok, upstreamHost))
+        #expect(try await Self.get(replayURL + "/host").0 == .notFound, "the tenant header is matched")
+        try await Self.stop(replay)
     }
 
     /// An HTTP proxy that tunnels (CONNECT, as AsyncHTTPClient asks every proxy) and prints each request line.
@@ -233,6 +277,48 @@ import Testing
             #expect(curl.output == (disabled ? "1.1" : "2"), "\(curl.error)")
             try await Self.stop(serve)
         }
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed (apt-get install curl; CI does)"))
+    func theAdminAPICanAnswerOverHTTPSOnly() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (serve, baseURL) = try await Self.serve([
+            "--port", "0", "--https-port", "0", "--https-ca-folder", folder.path, "--admin-api-require-https",
+            "--admin-api-basic-auth", "user:secret",
+        ])
+        let httpsURL = String(try #require(serve.standardOutput.firstMatch(of: /https:\/\/127\.0\.0\.1:\d+/)).0)
+        // Over HTTP: 403 before credentials are asked for, as WireMock answers.
+        let (refused, message) = try await Self.get(baseURL + "/__admin/mappings")
+        #expect(refused == .forbidden)
+        #expect(message.contains("HTTPS is required"), "\(message)")
+        for (credentials, status) in [("user:secret", "200"), ("user:guess", "401")] {
+            let curl = try await ChildProcess.run(
+                "curl",
+                ["-sk", "-u", credentials, "-o", "/dev/null", "-w", "%{http_code}", httpsURL + "/__admin/mappings"])
+            #expect(curl.output == status, "\(credentials): \(curl.error)")
+        }
+        // Stubs answer over both.
+        #expect(try await Self.get(baseURL + "/nothing-here").0 == .notFound)
+        try await Self.stop(serve)
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed (apt-get install curl; CI does)"))
+    func httpCanBeTurnedOff() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let serve = try CommandProcess([
+            "--port", "0", "--https-port", "0", "--https-ca-folder", folder.path, "--disable-http",
+        ])
+        #expect(
+            try await serve.waitForOutput { $0.contains("Press Ctrl-C to stop.") },
+            "\(serve.standardOutput)\(serve.standardError)")
+        #expect(!serve.standardOutput.contains("http://"), "no HTTP listener: \(serve.standardOutput)")
+        let httpsURL = String(try #require(serve.standardOutput.firstMatch(of: /https:\/\/127\.0\.0\.1:\d+/)).0)
+        let curl = try await ChildProcess.run(
+            "curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", httpsURL + "/__admin/health"])
+        #expect(curl.output == "200", "\(curl.error)")
+        try await Self.stop(serve)
     }
 
     /// WireMock's documentation puts message stubs in messages/; its code reads message-mappings/. Both serve.

@@ -75,6 +75,39 @@ import Testing
         }
     }
 
+    @Test func messageSizesAreTheConfigurations() async throws {
+        var configuration = HTTPStubServer.Configuration()
+        configuration.webSocketLimits.maximumTextMessageSize = 8
+        configuration.webSocketLimits.maximumBinaryMessageSize = 3
+        try await withStubServer(stubber: Self.stubber(), configuration: configuration) { baseURL in
+            let (echo, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/echo")
+            try await echo.send(text: "12345678")
+            #expect(try await echo.frames(count: 1).map(\.text) == ["echo: 12345678"], "the limit itself is taken")
+            try await echo.send(text: "123456789")
+            let refused = try await echo.frames(count: 2).last
+            #expect(refused?.opcode == .connectionClose && refused?.closeCode == 1009)
+
+            let (bytes, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/bytes")
+            try await bytes.send(.binary, ByteBuffer(bytes: [1, 2, 3]))
+            #expect(try await bytes.frames(count: 1).first?.opcode == .binary)
+            // In two fragments, each within the limit: the message is what counts.
+            try await bytes.send(.binary, ByteBuffer(bytes: [1, 2]), fin: false)
+            try await bytes.send(.continuation, ByteBuffer(bytes: [3, 4]))
+            let fragmented = try await bytes.frames(count: 2).last
+            #expect(fragmented?.opcode == .connectionClose && fragmented?.closeCode == 1009)
+        }
+    }
+
+    @Test func anIdleChannelIsClosedWith1001() async throws {
+        var configuration = HTTPStubServer.Configuration()
+        configuration.webSocketLimits.idleTimeout = .milliseconds(200)
+        try await withStubServer(stubber: Self.stubber(), configuration: configuration) { baseURL in
+            let (idle, _) = try await WebSocketTestClient.connect(to: baseURL, path: "/echo")
+            let closed = try await idle.frames(count: 1).first
+            #expect(closed?.opcode == .connectionClose && closed?.closeCode == 1001, "\(String(describing: closed))")
+        }
+    }
+
     @Test func wssOnTheHTTPSListener() async throws {
         let folder = HTTPSTests.Folder()
         let stubber = Self.stubber()

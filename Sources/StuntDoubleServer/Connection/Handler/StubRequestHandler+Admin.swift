@@ -26,7 +26,7 @@ extension StubRequestHandler {
         }
         let request = AdminRequest(
             method: head.method.rawValue, path: path.removingPercentEncoding ?? path, query: query, headers: headers,
-            body: Data(body.readableBytesView))
+            body: Data(body.readableBytesView), isSecure: isSecure)
         let answered = context.eventLoop.makePromise(of: AdminResponse.self)
         answered.completeWithTask { await admin.handle(request) }
         let received = context.eventLoop.now

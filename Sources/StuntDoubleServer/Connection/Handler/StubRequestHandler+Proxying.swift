@@ -58,6 +58,9 @@ extension StubRequestHandler {
         let exchanges = core.proxiedExchanges
         let capacity = core.stubber.journalCapacity
         let isRecorder = core.recorder.isRecording(through: mappingID)
+        // A stubber's recording and `--record-mappings` keep whole bodies.
+        let mappings = core.mappingsRecorder
+        let keepsWhole = recording != nil || mappings != nil
         proxy.forward(
             head, body: body, to: target, adding: stubProxy.additionalHeaders,
             identityEncoding: recording != nil || isRecorder, flow: flow
@@ -77,7 +80,7 @@ extension StubRequestHandler {
                     // answers still arriving hold at most that much in all, so that proxied downloads stream
                     // through without being held.
                     guard !received.isOversize else { return }
-                    guard recording != nil || exchanges.reserve(part.readableBytes) else {
+                    guard keepsWhole || exchanges.reserve(part.readableBytes) else {
                         exchanges.release(received.body.count)
                         received.isOversize = true
                         received.body = Data()
@@ -88,12 +91,15 @@ extension StubRequestHandler {
                 }
             case .end:
                 let exchange = received.withLockedValue { received in
-                    defer { if recording == nil { exchanges.release(received.body.count) } }
+                    defer { if !keepsWhole { exchanges.release(received.body.count) } }
                     return received
                 }
                 recording?.add(
                     request, status: exchange.status, headers: exchange.headers, body: exchange.body,
                     arrivals: exchange.arrivals, contractNotes: checked?.notes ?? [])
+                mappings?.record(
+                    request, status: exchange.status, headers: exchange.headers, body: exchange.body,
+                    arrivals: exchange.arrivals)
                 if let entry, !exchange.isOversize {
                     exchanges.add(
                         entry: entry,
@@ -104,7 +110,7 @@ extension StubRequestHandler {
                 }
             case .failed(let error):
                 recording?.addFailure(request, reason: "\(error)")
-                if recording == nil {
+                if !keepsWhole {
                     let held = received.withLockedValue { received in
                         defer { received.body = Data() }
                         return received.body.count
@@ -145,7 +151,9 @@ extension StubRequestHandler {
         _ event: UpstreamEvent, for id: Int, flow: UpstreamFlow, target: String, context: ChannelHandlerContext
     ) {
         var failureText = ""
-        if case .failed(let error) = event {
+        if case .failed(let error) = event, error is UpstreamProxy.DeniedTarget {
+            failureText = "\(error)"
+        } else if case .failed(let error) = event {
             failureText =
                 "Network failure trying to make a proxied request from StuntDouble to \(core.loggedTarget(target))\n"
                 + "\(error)\n"
