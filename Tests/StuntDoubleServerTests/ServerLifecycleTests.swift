@@ -120,11 +120,12 @@ import Testing
             }
             #expect(connections.count == 1000)
             // Every connection has a request in progress at once (each answer waits 0.5 s).
+            let progress = RawConnection.Progress()
             let answers = try await withThrowingTaskGroup(of: String?.self) { group in
                 for connection in connections {
                     group.addTask {
                         try await connection.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
-                        return try await connection.readResponse(timeout: .seconds(120))?.text
+                        return try await connection.readResponse(sharing: progress)?.text
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

@@ -20,6 +20,7 @@ import Testing
     /// `count` clients, 25 at a time, each reading its first event, then leaving; even ones ask for `/forever`,
     /// odd ones for `/open`.
     static func leave(_ count: Int, from offset: Int, server baseURL: URL) async throws {
+        let progress = RawConnection.Progress()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for batch in stride(from: 0, to: count, by: 25) {
                 for index in batch..<min(batch + 25, count) {
@@ -27,7 +28,7 @@ import Testing
                         let path = (offset + index).isMultiple(of: 2) ? "/forever" : "/open"
                         let connection = try await RawConnection.connect(to: baseURL)
                         try await connection.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n")
-                        let gotEvent = try await connection.read { data in
+                        let gotEvent = try await connection.read(sharing: progress) { data in
                             String(decoding: data, as: UTF8.self).contains("data: ")
                         }
                         #expect(gotEvent)
