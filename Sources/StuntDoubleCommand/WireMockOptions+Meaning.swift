@@ -74,9 +74,6 @@ extension WireMockOptions {
             if given { notices.append(line) }
         }
         note(
-            supportedProxyEncodings != nil,
-            "--supported-proxy-encodings is not supported yet: forwarded requests keep the client's Accept-Encoding")
-        note(
             loggedResponseBodySizeLimit != nil,
             "--logged-response-body-size-limit has no effect here: the journal keeps request bodies "
                 + "(--journal-body-limit), not response bodies")
@@ -160,6 +157,9 @@ extension WireMockOptions {
         configuration.upstreamProxyServer = try proxyVia.map(Self.proxyServer)
         configuration.upstreamReadTimeout = proxyTimeout.map { .milliseconds($0) }
         configuration.proxyTargetRules = try proxyTargetRules
+        configuration.supportedProxyEncodings = supportedProxyEncodings.map { list in
+            Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
         if recordMappings {
             let headers = (matchHeaders ?? "").split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)

@@ -92,6 +92,13 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: milliseconds a forwarded request waits for the upstream's next bytes.")
     var proxyTimeout: Int?
 
+    @Option(
+        help: """
+            WireMock's: the codings a forwarded request's Accept-Encoding may keep, comma-separated (gzip,deflate); \
+            the others are taken out.
+            """)
+    var supportedProxyEncodings: String?
+
     @Option(help: "WireMock's: Java extension classes (none can load here; their stubs answer 500 saying so).")
     var extensions: String?
 
@@ -172,13 +179,9 @@ struct WireMockOptions: ParsableArguments {
     @Option(help: "WireMock's: Java class path resources as the root (there is no class path here).")
     var loadResourcesFromClasspath: String?
 
-    /// The options that are not supported yet, and change only what the log or the journal shows: given, the
-    /// server starts, and says in one line what is not done.
-
-    @Option(help: "WireMock's: the Accept-Encoding values sent upstream when proxying (not supported yet).")
-    var supportedProxyEncodings: String?
-
-    @Option(help: "WireMock's: the journal's limit of response body bytes (not supported yet).")
+    /// An option that changes only what the journal keeps: given, the server starts, and says in one line that it
+    /// has no effect.
+    @Option(help: "WireMock's: the journal's limit of response body bytes (no effect: none are kept).")
     var loggedResponseBodySizeLimit: Int?
 
     /// Set by ``WireMockCommandLine/prepare(_:)`` for each of WireMock's options that has no effect here.

@@ -65,6 +65,11 @@ extension HTTPStubServer {
         /// Whether forwarded requests keep the client's `Host` header (WireMock's `--preserve-host-header`);
         /// by default the upstream gets its own host name.
         public var preservesHostHeader = false
+        /// The content codings a forwarded request may ask the upstream for (WireMock 3's
+        /// `--supported-proxy-encodings`): the client's `Accept-Encoding` keeps only the codings named here
+        /// (compared as written, as WireMock compares them), and is left out when none is left. `nil` (the
+        /// default) forwards it as the client sent it.
+        public var supportedProxyEncodings: Set<String>?
         /// The upstreams proxying and webhooks may reach (WireMock 3's `--allow-proxy-targets` and
         /// `--deny-proxy-targets`), or `nil` (the default) for any.
         public var proxyTargetRules: ProxyTargetRules?

@@ -29,7 +29,9 @@ final class ServerCore: Sendable {
     /// Journal entry number → the client's address, for the admin API.
     let clients = NIOLockedValueBox([Int: String]())
     /// A delay added to every stubbed response (the admin API's `fixedDelay` setting).
-    let globalDelay = NIOLockedValueBox(Duration.zero)
+    let globalDelay = NIOLockedValueBox(GlobalDelay())
+    /// The admin API's `extended` settings (WireMock's, for extensions to read; kept and answered here), or `nil`.
+    let extendedSettings = NIOLockedValueBox<JSONNode?>(nil)
     /// What `POST /__admin/shutdown` does.
     let shutdown = NIOLockedValueBox(ShutdownHook())
     /// The client for upstreams (the server-wide one, and proxying stubs'), while the server runs.
@@ -45,6 +47,19 @@ final class ServerCore: Sendable {
     let mappingsRecorder: MappingsRecorder?
     /// The limits and timeouts every connection keeps (its state machine's).
     let connectionLimits: ConnectionStateMachine.Limits
+
+    /// The admin API's global delay: `fixedDelay`, and a `delayDistribution` drawn for each response.
+    struct GlobalDelay: Sendable {
+        var fixed = Duration.zero
+        /// The distribution, and the JSON it was read from (the settings answer it).
+        var random: (distribution: GlobalDelayDistribution, json: JSONNode)?
+
+        /// The delay of one response: the fixed one, plus a draw of the distribution.
+        func drawn() -> Duration {
+            guard let random else { return fixed }
+            return fixed + .seconds(random.distribution.sample())
+        }
+    }
 
     struct ShutdownHook: Sendable {
         var run: (@Sendable () async -> Void)?

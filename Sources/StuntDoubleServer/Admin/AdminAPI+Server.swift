@@ -12,24 +12,67 @@ extension AdminAPI {
 
     private func settingsJSON() -> JSONNode {
         let delay = core.globalDelay.withLockedValue { $0 }
-        return .object([("fixedDelay", .number(Int((delay.secondsValue * 1000).rounded())))])
+        var members: [(String, JSONNode)] = [
+            ("fixedDelay", .number(Int((delay.fixed.secondsValue * 1000).rounded())))
+        ]
+        if let random = delay.random { members.append(("delayDistribution", random.json)) }
+        if let extended = core.extendedSettings.withLockedValue({ $0 }) { members.append(("extended", extended)) }
+        return .object(members)
     }
 
-    /// `POST` or `PUT /__admin/settings`: `{"fixedDelay": milliseconds}`, bare or under `settings`.
+    /// `POST` or `PUT /__admin/settings`: `{"fixedDelay": milliseconds, "delayDistribution": {...}, "extended":
+    /// {...}}`, bare or under `settings`; `null` takes a distribution or the extended settings away.
     func updateSettings(_ body: Data) -> AdminResponse {
         guard let node = JSONNode.parse(lenient: body) else {
             return .error(422, "Send {\"fixedDelay\": milliseconds}.")
         }
         let settings = node["settings"] ?? node
+        // Every field is checked before any is changed: a refused update changes nothing.
+        let extended = settings["extended"]
+        if let extended, extended.members == nil, !Self.isNull(extended) {
+            return .error(422, "extended must be a JSON object, such as {\"extended\": {\"tenant\": \"a\"}}.")
+        }
+        var fixed: Duration?
         if let delay = settings["fixedDelay"] {
             guard case .number(let number) = delay.kind, let milliseconds = Double(number.text), milliseconds >= 0,
                 milliseconds <= 3_600_000
             else {
                 return .error(422, "fixedDelay must be a number of milliseconds from 0 to 3,600,000.")
             }
-            core.globalDelay.withLockedValue { $0 = .milliseconds(milliseconds) }
+            fixed = .milliseconds(milliseconds)
+        }
+        let randomJSON = settings["delayDistribution"]
+        var random: (distribution: GlobalDelayDistribution, json: JSONNode)?
+        if let randomJSON, !Self.isNull(randomJSON) {
+            switch GlobalDelayDistribution.read(randomJSON, in: Array(body)) {
+            case .success(let distribution): random = (distribution, randomJSON)
+            case .failure(let problems): return .error(422, problems.text)
+            }
+        }
+        if let extended { core.extendedSettings.withLockedValue { $0 = Self.isNull(extended) ? nil : extended } }
+        core.globalDelay.withLockedValue { delay in
+            if let fixed { delay.fixed = fixed }
+            if randomJSON != nil { delay.random = random }
         }
         return .json(.object([("settings", settingsJSON())]))
+    }
+
+    private static func isNull(_ node: JSONNode) -> Bool {
+        if case .null = node.kind { true } else { false }
+    }
+
+    /// `PATCH /__admin/settings/extended` (WireMock 3): `{"extended": {...}}`'s members replace or join those of
+    /// the `extended` settings; the others stay.
+    func patchExtendedSettings(_ body: Data) -> AdminResponse {
+        guard let patch = JSONNode.parse(lenient: body)?["extended"], let members = patch.distinctMembers else {
+            return .error(422, "Send {\"extended\": {...}}: the members to set in the extended settings.")
+        }
+        core.extendedSettings.withLockedValue { extended in
+            var merged = extended ?? .object([])
+            for member in members { merged = merged.setting(member.key, to: member.value, atFront: false) }
+            extended = merged
+        }
+        return .json(.object([]))
     }
 
     /// `POST /__admin/reset`: the mappings the files hold, an empty journal, scenarios and settings as at start.
@@ -45,7 +88,8 @@ extension AdminAPI {
         core.clients.withLockedValue { $0.removeAll() }
         core.webhooks.clear()
         core.proxiedExchanges.removeAll()
-        core.globalDelay.withLockedValue { $0 = .zero }
+        core.globalDelay.withLockedValue { $0 = ServerCore.GlobalDelay() }
+        core.extendedSettings.withLockedValue { $0 = nil }
         return .json(.object([]))
     }
 

@@ -96,13 +96,16 @@ struct AdminRoute: Sendable {
             "POST", "reset", "Mappings back to the files, journal cleared, scenarios to Started, settings cleared"
         ) { api, _ in api.resetAll() },
         AdminRoute("POST", "shutdown", "Stops the server") { api, _ in api.shutdown() },
-        AdminRoute("GET", "settings", "The global settings (fixedDelay)") { api, _ in api.settings() },
+        AdminRoute("GET", "settings", "The global settings (fixedDelay, extended)") { api, _ in api.settings() },
         AdminRoute("POST", "settings", "Changes the global settings: {\"fixedDelay\": milliseconds}", takes: .json) {
             api, call in api.updateSettings(call.body)
         },
         AdminRoute("PUT", "settings", "Changes the global settings: {\"fixedDelay\": milliseconds}", takes: .json) {
             api, call in api.updateSettings(call.body)
         },
+        AdminRoute(
+            "PATCH", "settings/extended", "Sets members of the extended settings: {\"extended\": {...}}", takes: .json
+        ) { api, call in api.patchExtendedSettings(call.body) },
         AdminRoute("GET", "stuntdouble/stubs", "The stubs added from Swift (StuntDouble's own)") { api, _ in
             api.swiftStubs()
         },

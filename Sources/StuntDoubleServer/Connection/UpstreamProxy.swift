@@ -18,20 +18,23 @@ final class UpstreamProxy: Sendable {
     let preservesHostHeader: Bool
     /// The upstreams forwards may reach, or `nil` for any.
     let targetRules: HTTPStubServer.Configuration.ProxyTargetRules?
+    /// The codings a forwarded `Accept-Encoding` may keep, or `nil` for all.
+    let supportedEncodings: Set<String>?
 
     /// A proxy for a server's configuration: its upstream, and how it forwards.
     convenience init(_ server: HTTPStubServer.Configuration, group: any EventLoopGroup) {
         self.init(
             upstream: server.upstream, group: group, preservesHostHeader: server.preservesHostHeader,
             via: server.upstreamProxyServer, readTimeout: server.upstreamReadTimeout,
-            targetRules: server.proxyTargetRules)
+            targetRules: server.proxyTargetRules, supportedEncodings: server.supportedProxyEncodings)
     }
 
     init(
         upstream: URL?, group: any EventLoopGroup, preservesHostHeader: Bool = false,
         via proxyServer: HTTPStubServer.Configuration.ProxyServer? = nil, readTimeout: Duration? = nil,
-        targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil
+        targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil, supportedEncodings: Set<String>? = nil
     ) {
+        self.supportedEncodings = supportedEncodings
         serverWide = upstream.map { HTTPStubProxy(baseURL: $0) }
         self.preservesHostHeader = preservesHostHeader
         self.targetRules = targetRules
@@ -103,7 +106,15 @@ final class UpstreamProxy: Sendable {
             if name.lowercased() == "content-length" { continue }
             if name.lowercased() == "host", !preservesHostHeader { continue }
             // A recording keeps bodies as they are meant (and replays them to any client): uncompressed.
-            if identityEncoding, name.lowercased() == "accept-encoding" { continue }
+            if name.lowercased() == "accept-encoding" {
+                if identityEncoding { continue }
+                if let supportedEncodings {
+                    let kept = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter(supportedEncodings.contains)
+                    if !kept.isEmpty { request.headers.add(name: name, value: kept.joined(separator: ",")) }
+                    continue
+                }
+            }
             request.headers.add(name: name, value: value)
         }
         for (name, value) in extraHeaders {

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// The ways WireMock's clients remove and edit one mapping besides `DELETE` and `PUT /__admin/mappings/{id}`:
+/// Admin routes WireMock's clients call beside 2.35.1's core: the other ways to remove and edit one mapping,
 /// `POST /__admin/mappings/remove` (WireMock's `removeStub`) and `POST /__admin/mappings/edit` (WireMock 2's
-/// `editStub`).
-@Suite struct AdminMappingEditTests {
+/// `editStub`), and WireMock 3's extended settings.
+@Suite struct AdminWireMock3Tests {
     typealias Call = AdminAPITests
 
     static func add(_ url: URL, _ path: String, body: String, id: String? = nil) async throws {
@@ -62,6 +62,56 @@ import Testing
             #expect(refused.status == 422)
             #expect(refused.text.contains("has no id"), "\(refused.text)")
             #expect(try await Call.call(.GET, url, "/a").text == "after", "a refused edit changes nothing")
+        }
+    }
+
+    @Test func extendedSettingsAreKeptPatchedAndReset() async throws {
+        try await Call.withServer { url, _, _ in
+            let set = #"{"fixedDelay": 0, "extended": {"tenant": "a", "limits": {"max": 3}}}"#
+            #expect(try await Call.call(.POST, url, "/__admin/settings", body: set).status == 200)
+            let patch = #"{"extended": {"tenant": "b", "region": "eu"}}"#
+            let patched = try await Call.call(.PATCH, url, "/__admin/settings/extended", body: patch)
+            #expect(patched.status == 200 && patched.object.isEmpty)
+            let settings = try await Call.call(.GET, url, "/__admin/settings").object["settings"] as? [String: Any]
+            let extended = try #require(settings?["extended"] as? [String: Any])
+            #expect(extended["tenant"] as? String == "b", "a member the patch names is replaced")
+            #expect(extended["region"] as? String == "eu", "and a new one joins")
+            #expect((extended["limits"] as? [String: Any])?["max"] as? Int == 3, "the others stay")
+            #expect(settings?["fixedDelay"] as? Int == 0)
+
+            let refused = try await Call.call(.PATCH, url, "/__admin/settings/extended", body: #"{"tenant": "c"}"#)
+            #expect(refused.status == 422)
+            #expect(try await Call.call(.POST, url, "/__admin/settings", body: #"{"extended": 5}"#).status == 422)
+            #expect(try await Call.call(.POST, url, "/__admin/reset").status == 200)
+            let reset = try await Call.call(.GET, url, "/__admin/settings").object["settings"] as? [String: Any]
+            #expect(reset?["extended"] == nil, "a reset clears them, as it clears the delay")
+        }
+    }
+
+    /// WireMock's global random delay (its Java client's `setGlobalRandomDelay`).
+    @Test func aGlobalDelayDistributionDelaysEveryStub() async throws {
+        let files = ["mappings/d.json": #"{"request": {"url": "/d"}, "response": {"body": "d"}}"#]
+        try await Call.withServer(files: files) { url, _, _ in
+            let uniform = #"{"delayDistribution": {"type": "uniform", "lower": 300, "upper": 400}}"#
+            #expect(try await Call.call(.POST, url, "/__admin/settings", body: uniform).status == 200)
+            let start = ContinuousClock.now
+            #expect(try await Call.call(.GET, url, "/d").text == "d")
+            #expect(ContinuousClock.now - start >= .milliseconds(300), "at least the distribution's lower bound")
+            let settings = try await Call.call(.GET, url, "/__admin/settings").object["settings"] as? [String: Any]
+            #expect((settings?["delayDistribution"] as? [String: Any])?["type"] as? String == "uniform")
+
+            let broken = #"{"fixedDelay": 5, "delayDistribution": {"type": "lognormal"}}"#
+            let refused = try await Call.call(.POST, url, "/__admin/settings", body: broken)
+            #expect(refused.status == 422)
+            #expect(refused.text.contains("median"), "\(refused.text)")
+            let kept = try await Call.call(.GET, url, "/__admin/settings").object["settings"] as? [String: Any]
+            #expect(kept?["fixedDelay"] as? Int == 0, "a refused update changes nothing")
+            #expect(kept?["delayDistribution"] != nil)
+
+            let cleared = #"{"delayDistribution": null}"#
+            #expect(try await Call.call(.POST, url, "/__admin/settings", body: cleared).status == 200)
+            let none = try await Call.call(.GET, url, "/__admin/settings").object["settings"] as? [String: Any]
+            #expect(none?["delayDistribution"] == nil)
         }
     }
 }

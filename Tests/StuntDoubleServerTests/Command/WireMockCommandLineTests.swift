@@ -112,7 +112,7 @@ import Testing
         ("--preserve-user-agent-proxy-header", .serves()),
         ("--proxy-pass-through false", .serves(note: "--proxy-pass-through has no effect here")),
         ("--proxy-timeout 5000", .serves()),
-        ("--supported-proxy-encodings gzip,deflate", .serves(note: "--supported-proxy-encodings is not supported yet")),
+        ("--supported-proxy-encodings gzip,deflate", .serves()),
         ("--webhook-threadpool-size 4", .serves(note: "--webhook-threadpool-size has no effect here")),
         ("--websocket-idle-timeout 1000", .serves()),
         ("--websocket-max-binary-message-size 1000", .serves()),

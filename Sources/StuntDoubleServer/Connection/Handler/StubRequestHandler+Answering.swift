@@ -98,7 +98,7 @@ extension StubRequestHandler {
             }
             if let stubProxy = plan.proxy {
                 // A proxying stub: forwarded when its head is due (after its delay and the global one).
-                let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0 }).next?.time ?? .zero
+                let due = ResponseSteps(plan, at: core.globalDelay.withLockedValue { $0.drawn() }).next?.time ?? .zero
                 return forward(
                     head, body: body, request: incoming, via: stubProxy, record: record, requirements: requirements,
                     recording: nil, mappingID: plan.stub.mappingID, at: receivedAt + TimeAmount(due), id: id,
@@ -106,7 +106,7 @@ extension StubRequestHandler {
             }
             response = .plan(
                 plan, id: id, for: requirements, record: record.take(), receivedAt: receivedAt,
-                shift: core.globalDelay.withLockedValue { $0 })
+                shift: core.globalDelay.withLockedValue { $0.drawn() })
         case .unmatched(let report):
             if otherwise == .forward, let serverWide = core.proxy?.serverWide {
                 // Unmatched, with an upstream: forwarded (and checked, behind a validating proxy).
