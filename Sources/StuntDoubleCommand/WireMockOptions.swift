@@ -105,8 +105,8 @@ struct WireMockOptions: ParsableArguments {
     @Flag(
         help: """
             WireMock's: write each proxied exchange whose request is new as a mapping and a body file in the root's \
-            mappings/ and __files/ (the current folder without --root-dir), before its answer ends. They are served \
-            when the root is next loaded.
+            mappings/ and __files/ (the current folder without --root-dir), before the client gets the answer. They \
+            are served when the root is next loaded.
             """)
     var recordMappings = false
 

@@ -16,9 +16,10 @@ extension HTTPStubServer.Configuration {
     ///   (without `Content-Length`, `Content-Encoding` and `Transfer-Encoding`) and names a body file in
     ///   `__files/` (an event stream is written as its events, with their pace).
     /// - A gzipped answer is written inflated; the client gets it as the upstream sent it.
-    /// - Both files are written before the answer's end reaches the client. A request that matches one
-    ///   recorded earlier in the server's life is not recorded again; a write that fails is logged as an error,
-    ///   and the request is recorded by the next one like it.
+    /// - The answer reaches the client once it is whole, after its files are written, as WireMock answers
+    ///   (an event stream, which may never end, passes as it comes, and is written when it ends). A request
+    ///   that matches one recorded earlier in the server's life is not recorded again; a write that fails is
+    ///   logged as an error, and the request is recorded by the next one like it.
     /// - The mappings are not served while the server runs (WireMock's proxy keeps answering): load the root
     ///   to replay them.
     public struct MappingRecording: Sendable {

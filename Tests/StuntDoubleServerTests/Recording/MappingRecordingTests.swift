@@ -61,7 +61,7 @@ import Testing
             configuration.upstream = upstream
             configuration.mappingRecording = .init(root: root, matchedHeaders: ["x-tenant"])
             try await withStubServer(stubber: stubber, configuration: configuration) { proxy in
-                // Written before the answer's end reaches the client; a repeat is not written again.
+                // Written before the client has the answer (held until whole); a repeat is not written again.
                 #expect(try await ProxyRecordingTests.get("\(proxy)/data").status == 201)
                 #expect(try Self.mappings(in: root).count == 1)
                 #expect(try await ProxyRecordingTests.get("\(proxy)/data").status == 201)
@@ -123,6 +123,23 @@ import Testing
             throw error
         }
         await replay.stop()
+    }
+
+    /// Answers are held until whole while recording, but an event stream, which may never end, is not.
+    @Test func anEventStreamPassesAsItComes() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await withStubServer(stubber: Self.upstreamStubber()) { upstream in
+            var configuration = HTTPStubServer.Configuration()
+            configuration.upstream = upstream
+            configuration.mappingRecording = .init(root: root)
+            try await withStubServer(configuration: configuration) { proxy in
+                let open = try await RawConnection.connect(to: proxy, sending: "GET /open HTTP/1.1\r\nHost: x\r\n\r\n")
+                let streamed = try await open.read { String(decoding: $0, as: UTF8.self).contains("data: hello") }
+                await open.close()
+                #expect(streamed, "the first event of a stream that never ends reached the client")
+            }
+        }
     }
 
     @Test func aFolderThatCannotBeWrittenIsLoggedAndTheClientStillAnswered() async throws {

@@ -61,12 +61,15 @@ extension StubRequestHandler {
         // A stubber's recording and `--record-mappings` keep whole bodies.
         let mappings = core.mappingsRecorder
         let keepsWhole = recording != nil || mappings != nil
+        // `--record-mappings` holds the answer until it is whole, as WireMock does, so that its files are written
+        // before the client has it; an event stream, which may never end, passes as it comes.
+        let holder = mappings != nil && checked == nil ? AnswerHolder() : nil
         proxy.forward(
             head, body: body, to: target, adding: stubProxy.additionalHeaders,
             identityEncoding: recording != nil || isRecorder, flow: flow
         ) { event in
             // A validating proxy holds the answer until it is whole: held bytes have arrived where they wait.
-            let (delivered, streamed) = checked?.pass(event) ?? ([event], true)
+            let (delivered, streamed) = checked?.pass(event) ?? holder?.pass(event) ?? ([event], true)
             switch event {
             case .head(let status, let headers):
                 received.withLockedValue {
@@ -165,5 +168,34 @@ extension StubRequestHandler {
             return
         }
         run(action, context: context)
+    }
+}
+
+/// Holds an upstream's answer until it is whole (`--record-mappings`), unless it is an event stream.
+final class AnswerHolder: Sendable {
+    /// Whether the answer is held, and what of it was.
+    private let state = NIOLockedValueBox((holds: true, events: [UpstreamEvent]()))
+
+    /// What to deliver now for an event, and whether it streams through (else it is held, or delivered with the
+    /// held ones at the end).
+    func pass(_ event: UpstreamEvent) -> (delivered: [UpstreamEvent], streamed: Bool) {
+        state.withLockedValue { state in
+            switch event {
+            case .head(_, let headers):
+                let type = headers.first(name: "content-type")?.lowercased() ?? ""
+                state.holds = !type.hasPrefix("text/event-stream")
+            case .failed:
+                // A failure is answered as it is: what was held never reaches the client.
+                state.events = []
+                return ([event], true)
+            case .body, .end:
+                break
+            }
+            guard state.holds else { return ([event], true) }
+            state.events.append(event)
+            guard case .end = event else { return ([], false) }
+            defer { state.events = [] }
+            return (state.events, false)
+        }
     }
 }
