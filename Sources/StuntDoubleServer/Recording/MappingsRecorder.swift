@@ -31,7 +31,7 @@ extension HTTPStubServer.Configuration {
         /// Records to a folder.
         /// - Parameters:
         ///   - root: The folder whose `mappings/` and `__files/` are written.
-        ///   - matchedHeaders: Request headers the mappings match (their first value, exactly).
+        ///   - matchedHeaders: Request headers the mappings match (their values, exactly).
         public init(root: URL, matchedHeaders: [String] = []) {
             self.root = root
             self.matchedHeaders = matchedHeaders
@@ -44,8 +44,9 @@ final class MappingsRecorder: Sendable {
     private let root: URL
     private let stubs: RecordedStubs
     private let logger: Logger
-    /// The requests recorded so far, by their mapping's request pattern.
-    private let recorded = NIOLockedValueBox(Set<String>())
+    /// The requests recorded so far: the SHA-1 of each mapping's request pattern (which holds the body, so a
+    /// recorder that runs for days keeps 20 bytes a request, not each body).
+    private let recorded = NIOLockedValueBox(Set<[UInt8]>())
 
     /// The most bytes a gzipped answer is inflated to for its file; a larger one is written as it came.
     static let inflatedLimit = 256 << 20
@@ -84,7 +85,7 @@ final class MappingsRecorder: Sendable {
             mayBeEncoded: mayBeEncoded, arrivals: arrivals)
         guard let stub = stubs.stubs(for: [exchange]).first else { return }
         let line = "\(request.method.rawValue) \(request.url.path(percentEncoded: true))"
-        let key = stub.mapping["request"]?.rendered(sortedKeys: true) ?? line
+        let key = sha1((stub.mapping["request"]?.rendered(sortedKeys: true) ?? line).utf8)
         guard recorded.withLockedValue({ $0.insert(key).inserted }) else {
             logger.debug("--record-mappings: not recording \(line), as a request like it was recorded")
             return

@@ -154,12 +154,12 @@ extension StubRequestHandler {
         _ event: UpstreamEvent, for id: Int, flow: UpstreamFlow, target: String, context: ChannelHandlerContext
     ) {
         var failureText = ""
-        if case .failed(let error) = event, error is UpstreamProxy.DeniedTarget {
-            failureText = "\(error)"
-        } else if case .failed(let error) = event {
+        if case .failed(let error) = event {
             failureText =
-                "Network failure trying to make a proxied request from StuntDouble to \(core.loggedTarget(target))\n"
-                + "\(error)\n"
+                error is UpstreamProxy.DeniedTarget
+                ? "\(error)"
+                : "Network failure trying to make a proxied request from StuntDouble to \(core.loggedTarget(target))\n"
+                    + "\(error)\n"
         }
         let action = machine.upstream(event, for: id, failureText: failureText, now: context.eventLoop.now)
         if case .abandonUpstream = action {
