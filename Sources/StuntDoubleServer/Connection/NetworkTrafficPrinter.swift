@@ -27,13 +27,6 @@ final class NetworkTrafficPrinter: ChannelDuplexHandler {
         context.fireChannelActive()
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        // Added to a connection already open (after TLS): it opened before.
-        guard context.channel.isActive else { return }
-        peer = context.remoteAddress.map { "\($0)" } ?? peer
-        logger.info("Opened \(peer)")
-    }
-
     func channelInactive(context: ChannelHandlerContext) {
         logger.info("Closed \(peer)")
         context.fireChannelInactive()
