@@ -51,10 +51,6 @@ extension WireMockOptions {
             return
                 "--ca-keystore-password and --ca-keystore-type describe --ca-keystore: give it too (as WireMock asks)."
         }
-        if enableBrowserProxying {
-            return "--enable-browser-proxying is not supported yet: StuntDouble is not a forward proxy. Point the "
-                + "client at the server and give the upstream with --proxy-all URL (or stuntdouble record)."
-        }
         if let loadResourcesFromClasspath {
             return "--load-resources-from-classpath \(loadResourcesFromClasspath): there is no Java class path "
                 + "here; give the folder holding mappings/ and __files/ with --root-dir."
@@ -107,8 +103,12 @@ extension WireMockOptions {
         note(
             httpsRequireClientCert && !hasHTTPS, "--https-require-client-cert has no effect without --https-port")
         note(
-            proxyPassThrough != nil,
-            "--proxy-pass-through has no effect here: it is for browser proxying, which is not supported yet")
+            proxyPassThrough != nil && !enableBrowserProxying,
+            "--proxy-pass-through has no effect without --enable-browser-proxying")
+        note(
+            caKeystoreType != nil,
+            "--ca-keystore-type has no effect here: the CA keystore is read as PKCS #12 (a JKS one is refused with "
+                + "the keytool command that converts it)")
         return notices
     }
 
@@ -157,6 +157,7 @@ extension WireMockOptions {
         configuration.upstreamProxyServer = try proxyVia.map(Self.proxyServer)
         configuration.upstreamReadTimeout = proxyTimeout.map { .milliseconds($0) }
         configuration.proxyTargetRules = try proxyTargetRules
+        configuration.browserProxying = browserProxying(https: configuration.https)
         configuration.supportedProxyEncodings = supportedProxyEncodings.map { list in
             Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
@@ -215,5 +216,26 @@ extension WireMockOptions {
             throw ValidationError("--proxy-via \(text): \(port) is not a port; give 1 to 65535.")
         }
         return .init(host: host, port: port)
+    }
+
+    /// Browser proxying as the options ask for it, or `nil`: tunnels' certificates are signed by `--ca-keystore`,
+    /// or by the authority the HTTPS listener's generated certificate uses (`--https-ca-folder`).
+    private func browserProxying(https: HTTPStubServer.HTTPSConfiguration?) -> HTTPStubServer.BrowserProxying? {
+        guard enableBrowserProxying else { return nil }
+        let authority: HTTPStubServer.BrowserProxying.Authority
+        if let caKeystore {
+            // WireMock's default password, as its own CA keystore has.
+            authority = .keystore(URL(fileURLWithPath: caKeystore), password: caKeystorePassword ?? "password")
+        } else if case .generated(let folder) = https?.identity {
+            authority = .generated(authorityFolder: folder)
+        } else {
+            authority = .generated(authorityFolder: HTTPStubServer.HTTPSConfiguration.defaultAuthorityFolder)
+        }
+        var proxying = HTTPStubServer.BrowserProxying(authority: authority)
+        // As Java's Boolean.parseBoolean reads it (WireMock's): "true" in any case, and anything else is false.
+        proxying.passesThrough = proxyPassThrough.map { $0.lowercased() == "true" } ?? true
+        proxying.trustsAllTargets = trustAllProxyTargets
+        proxying.trustedTargets = Set(trustProxyTarget)
+        return proxying
     }
 }

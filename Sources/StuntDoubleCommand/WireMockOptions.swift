@@ -153,27 +153,28 @@ struct WireMockOptions: ParsableArguments {
             """)
     var httpsRequireClientCert = false
 
-    /// The options that are not supported yet, each with what it would change and what to do instead: given,
-    /// the server does not start, as running without them would serve something the user ruled out.
-    @Flag(help: "WireMock's: be a browser's proxy server (not supported yet).")
+    @Flag(
+        help: """
+            WireMock's: be clients' HTTP proxy too: stubs answer where they match, the site where none does;             https:// sites through a tunnel with a certificate signed by the authority (--ca-keystore, or the one             of --https-ca-folder, given at /__admin/certs/wiremock-ca.crt).
+            """)
     var enableBrowserProxying = false
 
-    @Flag(help: "WireMock's: trust every origin's certificate when browser proxying.")
+    @Flag(help: "WireMock's: take any certificate from sites browser proxying forwards to.")
     var trustAllProxyTargets = false
 
-    @Option(help: "WireMock's: trust this origin's certificate when browser proxying.")
+    @Option(help: "WireMock's: take any certificate from this site when browser proxying (one host each).")
     var trustProxyTarget: [String] = []
 
-    @Option(help: "WireMock's: the certificate authority keystore for browser proxying.")
+    @Option(help: "WireMock's: a PKCS #12 keystore holding the authority that signs browser proxying's tunnels.")
     var caKeystore: String?
 
-    @Option(help: "WireMock's: its password (with --ca-keystore).")
+    @Option(help: "WireMock's: its password (with --ca-keystore; \"password\" by default).")
     var caKeystorePassword: String?
 
-    @Option(help: "WireMock's: its type (with --ca-keystore).")
+    @Option(help: "WireMock's: its type (with --ca-keystore; read as PKCS #12 here).")
     var caKeystoreType: String?
 
-    @Option(help: "WireMock's: whether browser proxying passes unmatched requests through.")
+    @Option(help: "WireMock's: false to answer unmatched browser-proxied requests 404 instead of passing them on.")
     var proxyPassThrough: String?
 
     @Option(help: "WireMock's: Java class path resources as the root (there is no class path here).")

@@ -131,6 +131,8 @@ extension HTTPStubServer {
         public var servesHTTP = true
         /// HTTPS: a second listener with TLS (`serve --https-port`), or `nil` (the default) for none.
         public var https: HTTPSConfiguration?
+        /// The server as clients' HTTP proxy too (WireMock's `--enable-browser-proxying`), or `nil` (the default).
+        public var browserProxying: BrowserProxying?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -182,6 +182,8 @@ public final class HTTPStubServer: Sendable {
         let tls: (context: NIOSSLContext, authorityFile: URL?)?
         do {
             tls = try configuration.https.map(Self.makeTLS)
+            let tunnels = try configuration.browserProxying.map(TunnelCertificates.init)
+            core.tunnelCertificatesBox.withLockedValue { $0 = tunnels }
         } catch {
             phase.withLockedValue { $0 = .idle }
             throw error
@@ -237,6 +239,12 @@ public final class HTTPStubServer: Sendable {
             }
             for url in [plain?.baseURL, https?.baseURL].compactMap({ $0 }) {
                 configuration.logger.info("listening on \(url.absoluteString)")
+            }
+            if let tunnels = core.tunnelCertificates {
+                let authority = tunnels.authority.certificateFile?.path ?? "the CA keystore's authority"
+                let page = baseURL.absoluteString + "/__admin/certs/wiremock-ca.crt"
+                configuration.logger.info(
+                    "browser proxying: clients that trust \(authority) (\(page)) may tunnel to https:// sites")
             }
             return baseURL
         } catch {

@@ -37,6 +37,9 @@ final class ServerCore: Sendable {
     /// The client for upstreams (the server-wide one, and proxying stubs'), while the server runs.
     var proxy: UpstreamProxy? { proxyBox.withLockedValue { $0 } }
     let proxyBox = NIOLockedValueBox<UpstreamProxy?>(nil)
+    /// Browser proxying's tunnel certificates, while the server runs with browser proxying.
+    var tunnelCertificates: TunnelCertificates? { tunnelCertificatesBox.withLockedValue { $0 } }
+    let tunnelCertificatesBox = NIOLockedValueBox<TunnelCertificates?>(nil)
     /// Sends stubs' webhooks, and keeps what became of them.
     let webhooks: WebhookSender
     /// The admin API's recording.
@@ -76,7 +79,7 @@ final class ServerCore: Sendable {
             maximumRequestBodySize: configuration.maximumRequestBodySize,
             maximumHeaderSize: configuration.maximumHeaderSize, idleTimeout: TimeAmount(configuration.idleTimeout),
             bodyTimeout: TimeAmount(configuration.requestBodyTimeout),
-            sendTimeout: TimeAmount(configuration.sendTimeout))
+            sendTimeout: TimeAmount(configuration.sendTimeout), opensTunnels: configuration.browserProxying != nil)
         store = MappingStore(
             stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
             templating: configuration.responseTemplating)

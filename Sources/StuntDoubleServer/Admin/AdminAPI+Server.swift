@@ -141,6 +141,21 @@ extension AdminAPI {
         return .json(.object([("version", .string(StuntDoubleServerVersion.text))]))
     }
 
+    /// `GET /__admin/certs/wiremock-ca.crt`: the authority that signs browser proxying's tunnels, as WireMock
+    /// gives its own.
+    func authorityCertificate() -> AdminResponse {
+        guard let certificates = core.tunnelCertificates else {
+            return .error(
+                404,
+                "Browser proxying is off, so no authority signs certificates: start the server with "
+                    + "--enable-browser-proxying.")
+        }
+        var response = AdminResponse.json(.object([]))
+        response.contentType = "application/x-pem-file"
+        response.body = Data(certificates.authority.certificatePEM.utf8)
+        return response
+    }
+
     /// `GET /__admin/health`.
     func health() -> AdminResponse {
         let uptime = ContinuousClock.now - started

@@ -68,8 +68,14 @@ final class AdminAPI: Sendable {
         guard let token = configuration.adminToken else { return false }
         // The traffic page itself (not the API) may name the token in its address, as a browser cannot send
         // headers when it follows a link; the page then sends it as a header.
-        return request.method == "GET" && (request.path == "" || request.path == "/")
+        return request.method == "GET" && (request.path == "" || request.path == "/") && Self.asksForPage(request)
             && request.query["token"].map { Self.sameInConstantTime($0, token) } == true
+    }
+
+    /// Whether a request for the admin API's root is a browser's, for the traffic page (it accepts HTML), rather
+    /// than a client's of WireMock's API, whose root lists the mappings.
+    static func asksForPage(_ request: AdminRequest) -> Bool {
+        request.headers[.accept]?.contains("text/html") == true
     }
 
     /// Whether two strings are equal, in a time that depends on their lengths only, not on where they first

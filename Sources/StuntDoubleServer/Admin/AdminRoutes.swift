@@ -85,12 +85,23 @@ struct AdminRoute: Sendable {
     /// of their resource.
     static let all: [AdminRoute] = [
         // The server: AdminAPI+Server.swift.
-        AdminRoute("GET", "", "The traffic page: stubs, requests, near misses and webhooks, live", answers: .html) {
-            _, call in TrafficPage.response(token: call.request.query["token"])
+        AdminRoute(
+            "GET", "",
+            "The traffic page for browsers (Accept: text/html): stubs, requests, near misses and webhooks, live; "
+                + "every mapping otherwise, as WireMock answers",
+            answers: .html
+        ) { api, call in
+            AdminAPI.asksForPage(call.request)
+                ? TrafficPage.response(token: call.request.query["token"]) : api.listMappings(call.request)
         },
         AdminRoute("GET", "health", "The server's health, uptime and counts") { api, _ in api.health() },
         AdminRoute("GET", "version", "StuntDouble's version (text/plain when accepted)") { api, call in
             api.version(call.request)
+        },
+        AdminRoute(
+            "GET", "certs/wiremock-ca.crt", "Browser proxying's certificate authority (PEM), for clients to trust"
+        ) {
+            api, _ in api.authorityCertificate()
         },
         AdminRoute(
             "POST", "reset", "Mappings back to the files, journal cleared, scenarios to Started, settings cleared"

@@ -9,6 +9,9 @@ struct RequestRouter: Sendable {
         /// A WebSocket upgrade (RFC 6455), when the connection can change protocols (nothing before the request is
         /// still to be sent).
         case webSocketUpgrade
+        /// Browser proxying's `CONNECT`, when the connection can change protocols: a tunnel to `authority`
+        /// (`host:port`), answered with TLS by the server itself.
+        case tunnel(authority: String)
         /// The admin API (`/__admin` and under it).
         case admin
         /// A browser's CORS preflight, answered by the server itself: the asking `origin` and the `method` it asks
@@ -28,6 +31,14 @@ struct RequestRouter: Sendable {
         case staticFile
         /// The near-miss report (`404`), or `502` for a request let through with nowhere to go.
         case report
+        /// The request's own URL (browser proxying): a client's proxy request, or one in a tunnel.
+        case browserProxy
+    }
+
+    /// What browser proxying asks of the router: whether it is on, and whether unmatched requests pass through.
+    enum BrowserProxying: Equatable, Sendable {
+        case off
+        case on(passesThrough: Bool)
     }
 
     /// Whether the admin API is on.
@@ -40,11 +51,19 @@ struct RequestRouter: Sendable {
     let proxiesAdminRequests: Bool
     /// Whether the connection can upgrade to WebSockets (HTTP/1.1; an HTTP/2 stream cannot).
     let allowsUpgrades: Bool
+    /// Whether the server is clients' proxy too (`--enable-browser-proxying`).
+    var browserProxying = BrowserProxying.off
+    /// Whether the connection is a tunnel (browser proxying's `CONNECT`): its requests are the tunnelled site's,
+    /// never the admin API's.
+    var isTunnel = false
 
     /// The route of a request; `canUpgrade` says whether its connection could change protocols now.
     func route(_ head: HTTPRequestHead, canUpgrade: Bool = false) -> Route {
-        let isAdmin = Self.isAdminTarget(head.uri)
+        let isAdmin = !isTunnel && Self.isAdminTarget(head.uri)
         if allowsUpgrades, canUpgrade, WebSocketUpgrade.isRequested(by: head) { return .webSocketUpgrade }
+        if case .on = browserProxying, allowsUpgrades, canUpgrade, !isTunnel, head.method.isMethod(.CONNECT) {
+            return .tunnel(authority: head.uri)
+        }
         if hasAdmin, isAdmin { return .admin }
         let origin = answersCrossOrigin ? head.headers.first(name: "origin") : nil
         if let origin, head.method.isMethod(.OPTIONS),
@@ -53,7 +72,17 @@ struct RequestRouter: Sendable {
             return .preflight(origin: origin, method: method)
         }
         if hasUpstream, !isAdmin || proxiesAdminRequests { return .stub(origin: origin, otherwise: .forward) }
+        if case .on(let passesThrough) = browserProxying, isTunnel || Self.isAbsoluteHTTPTarget(head.uri) {
+            return .stub(origin: origin, otherwise: passesThrough ? .browserProxy : .report)
+        }
         return .stub(origin: origin, otherwise: head.method.isMethod(.GET) ? .staticFile : .report)
+    }
+
+    /// Whether a request target is a whole `http://` or `https://` URL (a proxy's request, RFC 9112 §3.2.2).
+    static func isAbsoluteHTTPTarget(_ target: String) -> Bool {
+        guard target.utf8.first != UInt8(ascii: "/") else { return false }
+        let scheme = target.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
     }
 
     /// Whether a request target is the admin API's: `/__admin`, or under it, or with a query.

@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import StuntDouble
 
 /// Forwards requests that no stub answers to an upstream server and streams its answers back: status,
@@ -11,6 +12,11 @@ final class UpstreamProxy: Sendable {
     /// The server-wide upstream (`serve --proxy`), or `nil`: then only proxying stubs forward.
     let serverWide: HTTPStubProxy?
     let client: HTTPClient
+    /// Browser proxying (`--enable-browser-proxying`), whose forwards to some sites take any certificate.
+    let browserProxying: HTTPStubServer.BrowserProxying?
+    /// The client for those forwards, when some site's certificate is taken unchecked
+    /// (`--trust-all-proxy-targets`, `--trust-proxy-target`).
+    let uncheckedClient: HTTPClient?
     /// Forwards in progress, so that stopping lets them end (and recordings keep them).
     private let inFlight = NIOLockedValueBox(0)
 
@@ -26,14 +32,17 @@ final class UpstreamProxy: Sendable {
         self.init(
             upstream: server.upstream, group: group, preservesHostHeader: server.preservesHostHeader,
             via: server.upstreamProxyServer, readTimeout: server.upstreamReadTimeout,
-            targetRules: server.proxyTargetRules, supportedEncodings: server.supportedProxyEncodings)
+            targetRules: server.proxyTargetRules, supportedEncodings: server.supportedProxyEncodings,
+            browserProxying: server.browserProxying)
     }
 
     init(
         upstream: URL?, group: any EventLoopGroup, preservesHostHeader: Bool = false,
         via proxyServer: HTTPStubServer.Configuration.ProxyServer? = nil, readTimeout: Duration? = nil,
-        targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil, supportedEncodings: Set<String>? = nil
+        targetRules: HTTPStubServer.Configuration.ProxyTargetRules? = nil, supportedEncodings: Set<String>? = nil,
+        browserProxying: HTTPStubServer.BrowserProxying? = nil
     ) {
+        self.browserProxying = browserProxying
         self.supportedEncodings = supportedEncodings
         serverWide = upstream.map { HTTPStubProxy(baseURL: $0) }
         self.preservesHostHeader = preservesHostHeader
@@ -59,6 +68,15 @@ final class UpstreamProxy: Sendable {
         // upstream that never answers the connection fails after 30 s.
         configuration.timeout.connect = .seconds(30)
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+        if let browserProxying, browserProxying.trustsAllTargets || !browserProxying.trustedTargets.isEmpty {
+            var unchecked = configuration
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            unchecked.tlsConfiguration = tls
+            uncheckedClient = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: unchecked)
+        } else {
+            uncheckedClient = nil
+        }
     }
 
     /// Lets forwards in progress end (for up to `timeout`), then closes the client.
@@ -68,6 +86,7 @@ final class UpstreamProxy: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         try? await client.shutdown()
+        try? await uncheckedClient?.shutdown()
     }
 
     /// A target the rules deny: its forward fails with this, and the client's answer (a `500`) is its text.
@@ -98,7 +117,8 @@ final class UpstreamProxy: Sendable {
     /// Sends the request upstream; the parts of the answer arrive through `events`, on no particular thread.
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, to target: String, adding extraHeaders: [String: String] = [:],
-        identityEncoding: Bool = false, flow: UpstreamFlow, events: @escaping @Sendable (UpstreamEvent) -> Void
+        identityEncoding: Bool = false, asBrowserProxy: Bool = false, flow: UpstreamFlow,
+        events: @escaping @Sendable (UpstreamEvent) -> Void
     ) {
         var request = HTTPClientRequest(url: target)
         request.method = head.method
@@ -123,7 +143,14 @@ final class UpstreamProxy: Sendable {
         if body.readableBytes > 0 || head.headers.contains(name: "content-length") {
             request.body = .bytes(body)
         }
-        let client = self.client
+        let client: HTTPClient
+        if asBrowserProxy, let uncheckedClient, let browserProxying, let host = URL(string: target)?.host,
+            browserProxying.trusts(host)
+        {
+            client = uncheckedClient
+        } else {
+            client = self.client
+        }
         let inFlight = self.inFlight
         let targetRules = self.targetRules
         inFlight.withLockedValue { $0 += 1 }

@@ -30,6 +30,12 @@ final class PrivateKey {
 
     deinit { EVP_PKEY_free(pointer) }
 
+    /// Another reference to a key someone else owns (and frees).
+    fileprivate convenience init(retaining pointer: OpaquePointer) {
+        EVP_PKEY_up_ref(pointer)
+        self.init(pointer: pointer)
+    }
+
     /// A new key on P-256.
     static func generateP256() throws(BoringSSLFailure) -> PrivateKey {
         guard let ec = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1) else {
@@ -184,6 +190,15 @@ private func writePEM(_ what: String, _ write: (OpaquePointer) -> Int32) throws(
 /// -importcert -storetype pkcs12` writes them), or a keystore's.
 /// - Throws: ``BoringSSLFailure`` when the bytes are not PKCS #12 or the password is not theirs.
 func pkcs12Certificates(_ bytes: [UInt8], password: String) throws(BoringSSLFailure) -> [String] {
+    try pkcs12Contents(bytes, password: password).certificates
+}
+
+/// What a PKCS #12 file holds, as PEM: its certificates (the key's own first, when it has a key) and its private
+/// key, if any.
+/// - Throws: ``BoringSSLFailure`` when the bytes are not PKCS #12 or the password is not theirs.
+func pkcs12Contents(_ bytes: [UInt8], password: String) throws(BoringSSLFailure) -> (
+    certificates: [String], key: String?
+) {
     guard let stack = sk_X509_new_null() else { throw BoringSSLFailure("sk_X509_new_null") }
     defer { sk_X509_pop_free(stack, X509_free) }
     var key: OpaquePointer?
@@ -192,7 +207,7 @@ func pkcs12Certificates(_ bytes: [UInt8], password: String) throws(BoringSSLFail
         CBS_init(&input, buffer.baseAddress, buffer.count)
         return PKCS12_get_key_and_certs(&key, stack, &input, password)
     }
-    if let key { EVP_PKEY_free(key) }
+    defer { if let key { EVP_PKEY_free(key) } }
     guard status == 1 else { throw BoringSSLFailure("reading PKCS #12") }
     var certificates: [String] = []
     for index in 0..<sk_X509_num(stack) {
@@ -200,5 +215,15 @@ func pkcs12Certificates(_ bytes: [UInt8], password: String) throws(BoringSSLFail
         certificates.append(
             try writePEM("writing a certificate") { PEM_write_bio_X509($0, certificate) })
     }
-    return certificates
+    guard let key else { return (certificates, nil) }
+    // The certificate that goes with the key first (a keystore may list the authorities above it before it).
+    if let own = certificates.firstIndex(where: { pem in
+        (try? X509Certificate(pem: pem))?.belongs(to: PrivateKey(retaining: key)) == true
+    }), own > 0 {
+        certificates.insert(certificates.remove(at: own), at: 0)
+    }
+    return (
+        certificates,
+        try writePEM("writing the private key") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+    )
 }

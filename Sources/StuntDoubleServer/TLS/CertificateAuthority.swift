@@ -16,8 +16,8 @@ struct CertificateAuthority {
     /// The authority's certificate and key, as PEM.
     let certificatePEM: String
     let keyPEM: String
-    /// The authority's certificate file, for clients to trust.
-    let certificateFile: URL
+    /// The authority's certificate file, for clients to trust (`nil` for one read from a keystore).
+    let certificateFile: URL?
 
     /// The authority kept in `folder`, made there when it has none.
     /// - Throws: ``HTTPStubServerError`` naming the file and what is wrong (unreadable, not a certificate, a key
@@ -109,17 +109,75 @@ struct CertificateAuthority {
         }
     }
 
+    /// The authority in a PKCS #12 keystore (WireMock's `--ca-keystore`): its certificate and key.
+    /// - Throws: ``HTTPStubServerError`` naming the file and what is wrong (a Java keystore, a wrong password, no
+    ///   key, a certificate that is not an authority's).
+    static func load(keystore file: URL, password: String) throws(HTTPStubServerError) -> CertificateAuthority {
+        let bytes = try HTTPStubServer.pkcs12Bytes(file, kind: "CA keystore")
+        let contents: (certificates: [String], key: String?)
+        do {
+            contents = try pkcs12Contents(bytes, password: password)
+        } catch {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "The CA keystore \(file.path) cannot be opened (\(error)): it must be PKCS #12 with the authority's "
+                    + "certificate and key, and the password must be its own (--ca-keystore-password; WireMock's "
+                    + "default is \"password\").")
+        }
+        guard let keyPEM = contents.key, let certificatePEM = contents.certificates.first else {
+            throw HTTPStubServerError(
+                .invalidConfiguration,
+                "The CA keystore \(file.path) holds no certificate with its key: it must hold the authority's own "
+                    + "certificate and private key, to sign a certificate for each host a browser asks for.")
+        }
+        return CertificateAuthority(certificatePEM: certificatePEM, keyPEM: keyPEM, certificateFile: nil)
+    }
+
     /// A certificate for the local server, signed by the authority: its chain (leaf, authority) and key.
     func issueServerCertificate() throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey) {
+        try issue(commonName: "localhost", alternativeNames: "DNS:localhost,IP:127.0.0.1,IP:::1", key: .generateP256())
+    }
+
+    /// A certificate for `host` (a name, or an IPv4 or IPv6 address), signed by the authority, for `key`; `nil`
+    /// when `host` is neither (it is written into the certificate: nothing else may stand in it).
+    func issueCertificate(for host: String, key: PrivateKey) throws -> (
+        chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+    )? {
+        let name: String
+        if Self.isAddress(host) {
+            name = "IP:\(host)"
+        } else if !host.isEmpty, host.count <= 253,
+            host.utf8.allSatisfy({ byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            })
+        {
+            name = "DNS:\(host)"
+        } else {
+            return nil
+        }
+        return try issue(commonName: host, alternativeNames: name, key: key)
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address.
+    static func isAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
+    private func issue(commonName: String, alternativeNames: String, key: PrivateKey) throws -> (
+        chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+    ) {
         let authority = (certificate: try X509Certificate(pem: certificatePEM), key: try PrivateKey(pem: keyPEM))
-        let key = try PrivateKey.generateP256()
         let now = Int64(Date().timeIntervalSince1970)
         let leaf = try X509Certificate(
-            subject: [("CN", "localhost")], key: key, issuer: authority,
+            subject: [("CN", commonName)], key: key, issuer: authority,
             validity: (now - 3600)...min(now + 365 * 86400, try authority.certificate.notValidAfter()),
             extensions: [
                 ("basicConstraints", "critical,CA:FALSE"), ("keyUsage", "critical,digitalSignature"),
-                ("extendedKeyUsage", "serverAuth"), ("subjectAltName", "DNS:localhost,IP:127.0.0.1,IP:::1"),
+                ("extendedKeyUsage", "serverAuth"), ("subjectAltName", alternativeNames),
                 // The authority's key identifier when it has one (an authority made by openssl, or by this server).
                 ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid"),
             ])

@@ -4,7 +4,7 @@ import NIOSSL
 extension HTTPStubServer {
     /// The bytes of a keystore or trust store (`kind`); a Java keystore (its first bytes `FEEDFEED`) is an error
     /// with the `keytool` command that converts it to PKCS #12.
-    private static func pkcs12Bytes(_ file: URL, kind: String) throws(HTTPStubServerError) -> [UInt8] {
+    static func pkcs12Bytes(_ file: URL, kind: String) throws(HTTPStubServerError) -> [UInt8] {
         guard let bytes = FileManager.default.contents(atPath: file.path) else {
             throw HTTPStubServerError(.invalidConfiguration, "The \(kind) \(file.path) cannot be read.")
         }

@@ -18,8 +18,10 @@ import Testing
 
     @Test func thePageLoadsNothingFromOutsideTheServer() async throws {
         try await withStubServer { baseURL in
-            let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: baseURL.absoluteString + "/__admin/"), timeout: .seconds(120))
+            var page = HTTPClientRequest(url: baseURL.absoluteString + "/__admin/")
+            // As a browser asks.
+            page.headers.add(name: "Accept", value: "text/html,application/xhtml+xml,*/*;q=0.8")
+            let response = try await HTTPClient.shared.execute(page, timeout: .seconds(120))
             #expect(response.status == .ok)
             #expect(response.headers["Content-Type"] == ["text/html; charset=utf-8"])
             let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
@@ -144,5 +146,24 @@ import Testing
         await server.stop()
         #expect(result.status == 0, "\(result.output)\(result.error)")
         #expect(result.output.contains("ok: a broken answer shows body.id: expected integer"), "\(result.output)")
+    }
+
+    /// WireMock's root lists the mappings: a client of its API, which asks for no HTML, gets them.
+    @Test func aClientThatAsksForNoHTMLGetsTheMappingsAsFromWireMock() async throws {
+        let stubber = HTTPStubber()
+        try await withStubServer(stubber: stubber) { baseURL in
+            let added = try await AdminAPITests.call(
+                .POST, baseURL, "/__admin/mappings", body: #"{"request": {"url": "/x"}, "response": {"body": "x"}}"#)
+            #expect(added.status == 201)
+            for accept in [nil, "application/json", "*/*"] {
+                var request = HTTPClientRequest(url: baseURL.absoluteString + "/__admin/")
+                if let accept { request.headers.add(name: "Accept", value: accept) }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+                #expect((json?["mappings"] as? [Any])?.count == 1, "Accept: \(accept ?? "none")")
+                #expect((json?["meta"] as? [String: Any])?["total"] as? Int == 1)
+            }
+        }
     }
 }

@@ -92,24 +92,32 @@ import Testing
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
-        let methods: [HTTPMethod] = [.GET, .POST, .OPTIONS, .HEAD, .PUT, .DELETE]
+        let methods: [HTTPMethod] = [.GET, .POST, .OPTIONS, .HEAD, .PUT, .DELETE, .CONNECT]
         let targets = ["/", "/__admin", "/__admin/x", "/__adminx", "/a/__admin", "/p?q=1", "http://h/p", "*"]
         let extras = [
             ("Origin", "https://o"), ("Access-Control-Request-Method", "GET"), ("Upgrade", "websocket"),
             ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "k"), ("Sec-WebSocket-Version", "13"),
         ]
         for _ in 0..<2_000 {
-            let router = Self.router(
+            var router = Self.router(
                 admin: draw(2) == 0, cors: draw(2) == 0, upstream: draw(2) == 0, proxiesAdmin: draw(2) == 0,
                 upgrades: draw(2) == 0)
+            router.browserProxying = [.off, .on(passesThrough: true), .on(passesThrough: false)][draw(3)]
+            router.isTunnel = router.browserProxying != .off && draw(2) == 0
             let fields = extras.filter { _ in draw(2) == 0 }
             let head = Self.head(methods[draw(methods.count)], targets[draw(targets.count)], fields)
             let canUpgrade = draw(2) == 0
             let route = router.route(head, canUpgrade: canUpgrade)
-            let isAdmin = RequestRouter.isAdminTarget(head.uri)
+            let isAdmin = !router.isTunnel && RequestRouter.isAdminTarget(head.uri)
+            // A request a browser proxy's client sent: a whole URL, or any request in a tunnel.
+            let isProxied =
+                router.browserProxying != .off && (router.isTunnel || RequestRouter.isAbsoluteHTTPTarget(head.uri))
             switch route {
             case .webSocketUpgrade:
                 #expect(router.allowsUpgrades && canUpgrade && head.method == .GET)
+            case .tunnel(let authority):
+                #expect(router.browserProxying != .off && router.allowsUpgrades && canUpgrade && !router.isTunnel)
+                #expect(head.method == .CONNECT && authority == head.uri)
             case .admin:
                 #expect(router.hasAdmin && isAdmin)
             case .preflight:
@@ -121,9 +129,56 @@ import Testing
                     #expect(router.hasUpstream && (!isAdmin || router.proxiesAdminRequests))
                 } else {
                     #expect(!router.hasUpstream || (isAdmin && !router.proxiesAdminRequests))
-                    #expect((otherwise == .staticFile) == (head.method == .GET))
+                    #expect(
+                        (otherwise == .browserProxy)
+                            == (isProxied && router.browserProxying == .on(passesThrough: true)))
+                    #expect((otherwise == .staticFile) == (head.method == .GET && !isProxied))
                 }
             }
         }
+    }
+
+    @Test func browserProxyingTunnelsAndSendsUnmatchedProxyRequestsToTheirSite() {
+        var proxying = Self.router()
+        proxying.browserProxying = .on(passesThrough: true)
+        let connect = Self.head(.CONNECT, "api.example.com:443")
+        #expect(proxying.route(connect, canUpgrade: true) == .tunnel(authority: "api.example.com:443"))
+        // Not while a response before it is still to be sent, nor on an HTTP/2 stream, nor without browser proxying.
+        #expect(proxying.route(connect, canUpgrade: false) != .tunnel(authority: "api.example.com:443"))
+        #expect(Self.router().route(connect, canUpgrade: true) != .tunnel(authority: "api.example.com:443"))
+        // A whole URL is a proxy's request; a path is the server's own.
+        #expect(
+            proxying.route(Self.head(.GET, "http://api.example.com/users"))
+                == .stub(origin: nil, otherwise: .browserProxy))
+        #expect(
+            proxying.route(Self.head(.POST, "HTTPS://api.example.com/users"))
+                == .stub(origin: nil, otherwise: .browserProxy))
+        #expect(proxying.route(Self.head(.GET, "/users")) == .stub(origin: nil, otherwise: .staticFile))
+        #expect(proxying.route(Self.head(.GET, "/__admin/mappings")) == .admin)
+        // In a tunnel every request is the site's: its admin paths too.
+        var tunnel = proxying
+        tunnel.isTunnel = true
+        #expect(tunnel.route(Self.head(.GET, "/__admin/mappings")) == .stub(origin: nil, otherwise: .browserProxy))
+        #expect(tunnel.route(connect, canUpgrade: true) != .tunnel(authority: "api.example.com:443"))
+        // Passing through off: the near-miss report.
+        tunnel.browserProxying = .on(passesThrough: false)
+        #expect(tunnel.route(Self.head(.GET, "/users")) == .stub(origin: nil, otherwise: .report))
+        // A server-wide upstream (`--proxy-all`) answers first, as WireMock's proxy stub does.
+        var both = Self.router(upstream: true)
+        both.browserProxying = .on(passesThrough: true)
+        #expect(both.route(Self.head(.GET, "http://api.example.com/users")) == .stub(origin: nil, otherwise: .forward))
+    }
+
+    @Test(
+        arguments: [
+            ("api.example.com:443", "api.example.com", 443), ("[::1]:8443", "::1", 8443),
+            ("127.0.0.1:80", "127.0.0.1", 80),
+            ("api.example.com", nil, 0), (":443", nil, 0), ("host:0", nil, 0), ("host:99999", nil, 0),
+            ("host:x", nil, 0),
+        ] as [(String, String?, Int)])
+    func aCONNECTTargetIsAHostAndAPort(authority: String, host: String?, port: Int) {
+        let target = BrowserProxyTunnel.target(authority)
+        #expect(target?.host == host)
+        if host != nil { #expect(target?.port == port) }
     }
 }

@@ -16,7 +16,8 @@ extension StubRequestHandler {
         let head = request.head
         let body = request.body
         let declaresBody = request.declaresBody
-        let route = router.route(head, canUpgrade: request.asksUpgrade && machine.canUpgrade)
+        let route = router.route(
+            head, canUpgrade: (request.asksUpgrade || head.method.isMethod(.CONNECT)) && machine.canUpgrade)
         if case .admin = route, let admin = core.admin {
             respondAdmin(admin, head: head, body: body, id: id, context: context)
             return .none
@@ -29,6 +30,30 @@ extension StubRequestHandler {
             WebSocketUpgrade.upgrade(accepted, leftover: parser.handOver(), context: context)
             return machine.upgraded()
         }
+        if case .tunnel(let authority) = route {
+            do throws(TunnelRefusal) {
+                guard let certificates = core.tunnelCertificates, let target = BrowserProxyTunnel.target(authority)
+                else {
+                    throw TunnelRefusal(
+                        description: "\"\(authority)\" is not a host and port: CONNECT names where to tunnel to, as "
+                            + "CONNECT api.example.com:443.")
+                }
+                let tls = try certificates.context(for: target.host)
+                // The connection becomes a TLS server for the host: this handler leaves the pipeline, and a new one
+                // reads the tunnel's requests.
+                isUpgraded = true
+                BrowserProxyTunnel.open(authority, tls: tls, leftover: parser.handOver(), core: core, context: context)
+                return machine.upgraded()
+            } catch {
+                let receivedAt = context.eventLoop.now
+                core.logger.info("CONNECT \(core.loggedTarget(head.uri)) → 400 \(error)")
+                let response = ResponseStateMachine.text(
+                    status: .badRequest, text: "\(error)\n", headers: [("Connection", "close")], id: id,
+                    for: HeadRequirements(head, keepAlive: false),
+                    record: ResponseRecord(entry: nil, request: head, received: receivedAt), receivedAt: receivedAt)
+                return machine.answer(consume response, now: receivedAt)
+            }
+        }
         let receivedAt = context.eventLoop.now
         let received = ContinuousClock.now
         let incoming: HTTPIncomingRequest
@@ -38,10 +63,11 @@ extension StubRequestHandler {
         let matchedBody = Gzip.inflated(head, body: body, limit: core.configuration.maximumRequestBodySize)
         do {
             incoming =
-                isSecure
+                isSecure || tunnel != nil
                 ? try IncomingRequestBuilder.make(
                     head, body: matchedBody, declaresBody: declaresBody,
-                    authority: core.httpsAuthority.withLockedValue { $0 }, scheme: "https")
+                    authority: tunnel ?? core.httpsAuthority.withLockedValue { $0 }, scheme: isSecure ? "https" : "http"
+                )
                 : try IncomingRequestBuilder.make(
                     head, body: matchedBody, declaresBody: declaresBody,
                     authority: core.authority.withLockedValue { $0 })
@@ -65,7 +91,7 @@ extension StubRequestHandler {
         case .stub(let crossOrigin, let fallback):
             origin = crossOrigin
             otherwise = fallback
-        case .admin, .webSocketUpgrade:
+        case .admin, .webSocketUpgrade, .tunnel:
             // The admin API is off, or the upgrade was not valid: the request is the stubs'.
             origin = core.configuration.answersCrossOriginRequests ? head.headers.first(name: "origin") : nil
             otherwise = .report
@@ -115,6 +141,11 @@ extension StubRequestHandler {
                     recording: nil, at: receivedAt, checks: core.stubber.forwardedChecks(for: incoming), id: id,
                     context: context)
             }
+            if otherwise == .browserProxy {
+                return forwardAsProxy(
+                    head, body: body, request: incoming, record: record, requirements: requirements, recording: nil,
+                    at: receivedAt, id: id, context: context)
+            }
             if otherwise == .staticFile, let files = core.store.root?.appendingPathComponent("__files"),
                 let file = StaticFiles.file(at: incoming.url.path(percentEncoded: true), in: files)
             {
@@ -144,6 +175,13 @@ extension StubRequestHandler {
                     head, body: body, request: incoming, via: serverWide, record: record, requirements: requirements,
                     recording: recording, at: receivedAt, checks: core.stubber.forwardedChecks(for: incoming), id: id,
                     context: context)
+            }
+            if otherwise == .browserProxy {
+                var recording: HTTPRecording?
+                if case .recording(let attached) = reason { recording = attached as? HTTPRecording }
+                return forwardAsProxy(
+                    head, body: body, request: incoming, record: record, requirements: requirements,
+                    recording: recording, at: receivedAt, id: id, context: context)
             }
             record.outcome = .text("not stubbed (no upstream)")
             response = .text(

@@ -14,7 +14,8 @@ extension StubRequestHandler {
     func forward(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
         record: ResponseRecord, requirements: HeadRequirements, recording: HTTPRecording?, mappingID: UUID? = nil,
-        at start: NIODeadline, checks: [HTTPForwardedCheck] = [], id: Int, context: ChannelHandlerContext
+        at start: NIODeadline, checks: [HTTPForwardedCheck] = [], asBrowserProxy: Bool = false, id: Int,
+        context: ChannelHandlerContext
     ) -> ConnectionStateMachine.Action {
         let target = UpstreamProxy.target(for: head, via: stubProxy)
         var record = record
@@ -25,11 +26,46 @@ extension StubRequestHandler {
         pendingForward = { [self] in
             proxy(
                 head, body: body, request: request, via: stubProxy, entry: record.entry, id: id, flow: flow,
-                recording: recording, mappingID: mappingID, target: target, checks: checks, context: context)
+                recording: recording, mappingID: mappingID, target: target, checks: checks,
+                asBrowserProxy: asBrowserProxy, context: context)
         }
         let response = ResponseStateMachine.forwarding(
             at: start, flow: flow, id: id, for: requirements, record: record)
         return machine.answer(consume response, now: context.eventLoop.now)
+    }
+
+    /// Answers a browser-proxied request (browser proxying's: a whole URL, or a request in a tunnel) with what its
+    /// own site answers: the tunnel's target, or the host and port of its URL.
+    func forwardAsProxy(
+        _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, record: ResponseRecord,
+        requirements: HeadRequirements, recording: HTTPRecording?, at start: NIODeadline, id: Int,
+        context: ChannelHandlerContext
+    ) -> ConnectionStateMachine.Action {
+        let site: URL?
+        if let tunnel {
+            site = URL(string: "\(isSecure ? "https" : "http")://\(tunnel)")
+        } else {
+            // The URL's scheme and authority as the client wrote them (an IPv6 address keeps its brackets).
+            let text = head.uri
+            site = text.range(of: "://").flatMap { schemeEnd in
+                let rest = text[schemeEnd.upperBound...]
+                let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+                return URL(string: String(text[..<end]))
+            }
+        }
+        guard let site, site.host != nil else {
+            // The router sends only `http://` and `https://` URLs here, which the request's URL was made from.
+            var record = record
+            record.outcome = .text("no site to forward to")
+            let response = ResponseStateMachine.text(
+                status: .badRequest, text: "\(head.uri) names no site to forward to: send a whole http:// URL.\n",
+                id: id, for: requirements, record: record, receivedAt: start)
+            return machine.answer(consume response, now: start)
+        }
+        return forward(
+            head, body: body, request: request, via: HTTPStubProxy(baseURL: site), record: record,
+            requirements: requirements, recording: recording, at: start, asBrowserProxy: true, id: id,
+            context: context)
     }
 
     /// Forwards a request to the upstream and streams the answer to the client as it arrives, no faster than
@@ -38,7 +74,7 @@ extension StubRequestHandler {
     private func proxy(
         _ head: HTTPRequestHead, body: ByteBuffer, request: HTTPIncomingRequest, via stubProxy: HTTPStubProxy,
         entry: Int?, id: Int, flow: UpstreamFlow, recording: HTTPRecording?, mappingID: UUID?, target: String,
-        checks: [HTTPForwardedCheck], context: ChannelHandlerContext
+        checks: [HTTPForwardedCheck], asBrowserProxy: Bool, context: ChannelHandlerContext
     ) {
         guard let proxy = core.proxy else { return }
         let checked = checking(checks, entry: entry, head: head)
@@ -66,7 +102,7 @@ extension StubRequestHandler {
         let holder = mappings != nil && checked == nil ? AnswerHolder() : nil
         proxy.forward(
             head, body: body, to: target, adding: stubProxy.additionalHeaders,
-            identityEncoding: recording != nil || isRecorder, flow: flow
+            identityEncoding: recording != nil || isRecorder, asBrowserProxy: asBrowserProxy, flow: flow
         ) { event in
             // A validating proxy holds the answer until it is whole: held bytes have arrived where they wait.
             let (delivered, streamed) = checked?.pass(event) ?? holder?.pass(event) ?? ([event], true)

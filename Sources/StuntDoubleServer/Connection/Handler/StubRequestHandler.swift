@@ -25,8 +25,10 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     let core: ServerCore
-    /// Whether the connection is the HTTPS listener's (requests are `https://` URLs).
+    /// Whether the connection is the HTTPS listener's, or a tunnel (requests are `https://` URLs).
     let isSecure: Bool
+    /// The `host:port` a tunnel goes to (browser proxying's `CONNECT`), or `nil` for a connection to the server.
+    let tunnel: String?
     /// How responses go on the wire: HTTP/1.1 bytes, or an HTTP/2 stream's parts.
     let writer: ResponseWriter
     /// Where requests go.
@@ -70,10 +72,11 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static let maximumWaiting = 32
 
     /// A handler for an HTTP/1.1 connection (`writer` `.http1`, whose bytes it reads), or an HTTP/2 stream
-    /// (`.http2`, behind SwiftNIO's stream codec).
-    init(core: ServerCore, isSecure: Bool = false, writer: ResponseWriter = .http1) {
+    /// (`.http2`, behind SwiftNIO's stream codec); `tunnel` is the target of a tunnel's connection.
+    init(core: ServerCore, isSecure: Bool = false, writer: ResponseWriter = .http1, tunnel: String? = nil) {
         self.core = core
         self.isSecure = isSecure
+        self.tunnel = tunnel
         self.writer = writer
         streamParts = writer == .http2 ? StreamPartUnwrapper() : nil
         parserStorage = .allocate(capacity: 1)
@@ -81,7 +84,9 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         router = RequestRouter(
             hasAdmin: core.hasAdmin, answersCrossOrigin: core.configuration.answersCrossOriginRequests,
             hasUpstream: core.configuration.upstream != nil,
-            proxiesAdminRequests: core.configuration.proxiesAdminRequests, allowsUpgrades: writer == .http1)
+            proxiesAdminRequests: core.configuration.proxiesAdminRequests, allowsUpgrades: writer == .http1,
+            browserProxying: core.configuration.browserProxying.map { .on(passesThrough: $0.passesThrough) } ?? .off,
+            isTunnel: tunnel != nil)
         machineStorage = .allocate(capacity: 1)
         machineStorage.initialize(to: ConnectionStateMachine(limits: core.connectionLimits, now: .now()))
     }

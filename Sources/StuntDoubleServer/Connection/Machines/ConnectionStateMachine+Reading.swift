@@ -207,11 +207,12 @@ extension ConnectionStateMachine {
                     + "server accepts (\(limit) bytes). Send fewer or shorter headers, or raise maximumHeaderSize.\n"
             )
         }
-        if head.method.isMethod(.CONNECT) {
+        if head.method.isMethod(.CONNECT), !limits.opensTunnels {
             return (
                 .notImplemented,
-                "CONNECT is not supported: this is a stub server, not a tunnelling proxy. Send requests to it "
-                    + "directly (origin-form, such as GET /path), or use --proxy URL to forward to an upstream.\n"
+                "CONNECT is not supported unless the server is a proxy too (--enable-browser-proxying). Send "
+                    + "requests to it directly (origin-form, such as GET /path), or use --proxy URL to forward to an "
+                    + "upstream.\n"
             )
         }
         if head.version.major == 1, head.version.minor >= 1 {

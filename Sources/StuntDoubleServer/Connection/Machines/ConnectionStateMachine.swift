@@ -30,6 +30,9 @@ struct ConnectionStateMachine {
         /// How long a response may go without the client taking a byte of it, as nginx's `send_timeout`: the
         /// connection closes then.
         var sendTimeout: TimeAmount
+        /// Whether a `CONNECT` is a request like any other, for the handler to open a tunnel (browser proxying);
+        /// otherwise it is refused (`501`).
+        var opensTunnels = false
         /// How long the rest of a refused request's body is read (and dropped) before the connection closes, so
         /// that the client reads the refusal rather than a reset.
         var linger: TimeAmount = .seconds(3)
