@@ -175,6 +175,12 @@ struct OpenAPIOptions: ParsableArguments {
 
     @Flag(
         help: """
+            Serve the --openapi documents' response examples as written, even those that break their schemas             (Prism's way). Without it such an example is not served (a line at start says where it is and what it             breaks) and the answer is a value made from the schema.
+            """)
+    var examplesAsWritten = false
+
+    @Flag(
+        help: """
             With --proxy: answer a request that breaks the --openapi documents with their error instead of \
             forwarding it, and an upstream's answer that breaks them with a 502 problem document (RFC 9457), as \
             Prism's --errors does. Without it, violations are reported in the StuntDouble-Violations header, the \
@@ -225,14 +231,15 @@ struct OpenAPIOptions: ParsableArguments {
         if initialState == .examples && !stateful {
             throw ValidationError("--initial-state examples is for --stateful documents: add --stateful.")
         }
+        var answering = OpenAPIAnswering(
+            seed: seed, isDynamic: dynamic, isStateful: stateful, startsFromExamples: initialState == .examples)
+        answering.servesExamplesAsWritten = examplesAsWritten
         return try documents.map { path in
             do {
                 let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: path), deviations: deviations)
                 return Serving(
                     contract: contract, validatesRequests: !noValidation, answersRequests: !validateOnly && !forwarding,
-                    answering: OpenAPIAnswering(
-                        seed: seed, isDynamic: dynamic, isStateful: stateful,
-                        startsFromExamples: initialState == .examples),
+                    answering: answering,
                     checksForwarded: forwarding ? (validateOnly || errors, errors) : nil)
             } catch {
                 throw ValidationError("--openapi \(path): \(error)")

@@ -110,7 +110,7 @@ extension OpenAPIContract {
         let body: SchemaValue
         if media.schema.map({ validator.validate(problem, against: $0, at: "body").isEmpty }) ?? true {
             body = problem
-        } else if let example = media.examples.first?.value ?? media.example {
+        } else if let example = media.servedExample() {
             body = example
         } else if let schema = media.schema {
             var generator = SchemaGenerator(table: schemas, direction: .response, seed: 0, isDynamic: false)
@@ -205,12 +205,12 @@ extension OpenAPIContract {
                         + (media.examples.isEmpty ? "none" : media.examples.map(\.name).joined(separator: ", ")))
             }
             value = example.value
-        } else if !isDynamic, let example = media.examples.first?.value ?? media.example {
+        } else if !isDynamic, let example = media.servedExample(asWritten: settings.servesExamplesAsWritten) {
             value = example
         } else if let schema = media.schema {
             value = generator.value(for: schema)
         } else {
-            value = media.examples.first?.value ?? media.example ?? .null
+            value = media.servedExample(asWritten: true) ?? .null
         }
         let contentType = media.name.contains("*") ? "application/json" : media.name
         if contentType.lowercased().hasPrefix("text/event-stream") {

@@ -14,6 +14,11 @@ public struct OpenAPIAnswering: Sendable, Hashable {
     /// Whether a stateful document's collections start with the resources its examples show (`serve
     /// --stateful --initial-state examples`), rather than empty.
     public var startsFromExamples: Bool
+    /// Whether the document's response examples are served as written even where they break their schemas
+    /// (`serve --examples-as-written`, Prism's way). Off (the default), such an example is left out (a deviation
+    /// says where it is and what it breaks) and the answer is a value made from the schema, so that no answer
+    /// breaks the document.
+    public var servesExamplesAsWritten = false
 
     /// Creates answering settings.
     /// - Parameters:

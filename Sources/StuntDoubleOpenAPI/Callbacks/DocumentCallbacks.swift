@@ -109,7 +109,7 @@ struct DocumentCallbacks: StubFollowUp, NamedWebhooks {
                 value = try? SchemaValue.parse(override)
             } else {
                 value =
-                    media.examples.first?.value ?? media.example ?? media.schema.map { generator.value(for: $0) }
+                    media.servedExample() ?? media.schema.map { generator.value(for: $0) }
                 bytes = value.map { OpenAPIContract.bytes(of: $0, as: contentType) }
             }
             if let schema = media.schema, let value {

@@ -170,18 +170,19 @@ struct ContractCompiler {
     private func mediaTypes(_ node: DocumentNode?) throws(OpenAPIContractError) -> [ContractOperation.MediaType] {
         var found: [ContractOperation.MediaType] = []
         for (name, media) in node?.members ?? [] {
-            var examples: [(String, SchemaValue)] = []
+            var examples: [(String, SchemaValue, OpenAPISourceLocation)] = []
             for (exampleName, example) in media["examples"]?.members ?? [] {
                 let resolved = try documents.dereference(example)
                 if let value = resolved["value"] {
-                    examples.append((exampleName, value.value))
+                    examples.append((exampleName, value.value, documents.location(of: value)))
                 }
             }
             found.append(
                 ContractOperation.MediaType(
                     name: name.lowercased(),
                     schema: try media["schema"].map { node throws(OpenAPIContractError) in try schemas.compile(node) },
-                    examples: examples, example: media["example"]?.value, location: documents.location(of: media)))
+                    examples: examples, example: media["example"].map { ($0.value, documents.location(of: $0)) },
+                    location: documents.location(of: media)))
         }
         return found
     }

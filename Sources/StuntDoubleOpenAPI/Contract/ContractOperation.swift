@@ -43,10 +43,24 @@ struct ContractOperation: Sendable {
         /// `application/json`, `application/*`, `*/*`...
         let name: String
         let schema: Int?
-        /// Named examples, in the order written; the first is the default.
-        let examples: [(name: String, value: SchemaValue)]
-        let example: SchemaValue?
+        /// Named examples, in the order written, with where each is; the first is the default.
+        let examples: [(name: String, value: SchemaValue, location: OpenAPISourceLocation)]
+        /// The `example`, and where it is.
+        let example: (value: SchemaValue, location: OpenAPISourceLocation)?
         let location: OpenAPISourceLocation
+        /// The positions in ``examples`` of those that break the schema (an answer's), and whether ``example``
+        /// does: not served unless the document's examples are served as written.
+        var brokenExamples: Set<Int> = []
+        var isExampleBroken = false
+
+        /// The example an answer shows: the first named one, else `example`, leaving out those that break the
+        /// schema unless `asWritten`.
+        func servedExample(asWritten: Bool = false) -> SchemaValue? {
+            if let named = examples.indices.first(where: { asWritten || !brokenExamples.contains($0) }) {
+                return examples[named].value
+            }
+            return asWritten || !isExampleBroken ? example?.value : nil
+        }
     }
 
     struct Body: Sendable {
@@ -65,7 +79,7 @@ struct ContractOperation: Sendable {
     struct Response: Sendable {
         /// `200`, `4XX`, `default`.
         let code: String
-        let contents: [MediaType]
+        var contents: [MediaType]
         let headers: [Header]
         let location: OpenAPISourceLocation
 
@@ -110,7 +124,7 @@ struct ContractOperation: Sendable {
     let operationID: String?
     let parameters: [Parameter]
     let body: Body?
-    let responses: [Response]
+    var responses: [Response]
     /// Alternatives: one must be met; empty when the operation needs none.
     let security: [SecurityRequirement]
     let location: OpenAPISourceLocation

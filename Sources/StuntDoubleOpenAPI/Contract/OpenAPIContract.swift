@@ -170,12 +170,14 @@ public struct OpenAPIContract: Sendable {
         title = root["info"]?["title"]?.text ?? "OpenAPI"
         let schemaCompiler = SchemaCompiler(documents: documents, isVersion30: isVersion30)
         let compiler = ContractCompiler(documents: documents, schemas: schemaCompiler)
-        operations = try compiler.operations()
+        var compiled = try compiler.operations()
         webhooks = try compiler.webhooks()
         sourceFiles = documents.filesOnDisk
         schemas = schemaCompiler.table
-        // Examples and defaults that break their own schemas, repaired where the meaning is plain, else left out.
-        let valueDeviations = schemas.repairOwnValues()
+        // Examples and defaults that break their own schemas, repaired where the meaning is plain, else left out;
+        // then the answers' examples that break theirs, which are not served.
+        let valueDeviations = schemas.repairOwnValues() + Self.markBrokenExamples(in: &compiled, schemas: schemas)
+        operations = compiled
         // Files read while compiling were repaired as they came.
         // In file order (the main file first), then by line and column.
         let fileOrder = Dictionary(
@@ -251,5 +253,49 @@ public struct OpenAPIContract: Sendable {
                 "\(documents.location(of: node)): not a valid OpenAPI \(isVersion30 ? "3.0" : "3.1") document: "
                     + readable.localizedDescription)
         }
+    }
+}
+
+extension OpenAPIContract {
+    /// Marks the examples of answers (JSON ones) that break their schemas, so that the mock does not serve them
+    /// unless asked to (``OpenAPIAnswering/servesExamplesAsWritten``): each is a deviation at the example.
+    /// - Returns: The deviations, in the operations' order.
+    static func markBrokenExamples(in operations: inout [ContractOperation], schemas: SchemaTable)
+        -> [OpenAPIDeviation]
+    {
+        let validator = SchemaValidator(table: schemas, direction: .response)
+        var found: [OpenAPIDeviation] = []
+        for operation in operations.indices {
+            let title = operations[operation].title
+            for response in operations[operation].responses.indices {
+                let code = operations[operation].responses[response].code
+                for content in operations[operation].responses[response].contents.indices {
+                    var media = operations[operation].responses[response].contents[content]
+                    guard let schema = media.schema, MediaTypes.isJSON(media.name) else { continue }
+                    func check(_ value: SchemaValue, _ name: String, _ location: OpenAPISourceLocation) -> Bool {
+                        guard let first = validator.validate(value, against: schema, at: "").first else {
+                            return false
+                        }
+                        let place = first.location.isEmpty ? "" : " at \(first.location)"
+                        found.append(
+                            OpenAPIDeviation(
+                                location: location,
+                                message: "the \(name) of \(title) \(code) \(media.name) breaks its schema\(place) "
+                                    + "(\(first.message)): not served; answers are made from the schema "
+                                    + "(--examples-as-written serves it)"))
+                        return true
+                    }
+                    for (position, example) in media.examples.enumerated()
+                    where check(example.value, "example \"\(example.name)\"", example.location) {
+                        media.brokenExamples.insert(position)
+                    }
+                    if let example = media.example {
+                        media.isExampleBroken = check(example.value, "example", example.location)
+                    }
+                    operations[operation].responses[response].contents[content] = media
+                }
+            }
+        }
+        return found
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 extension DocumentNode {
     /// The node as OpenAPIKit's check reads it, where OpenAPIKit is narrower than JSON Schema (not the
     /// document's deviations): integers beyond what a `Double` holds exactly (an int64 bound) are written as the
-    /// largest it does, and `null` enum members are left out (OpenAPIKit wants them non-null).
+    /// largest it does, `null` enum members are left out (OpenAPIKit wants them non-null), and boolean schemas
+    /// are written as the mappings that mean the same.
     var forStructureCheck: DocumentNode {
         switch kind {
         case .scalar(let text, .integer):
@@ -19,6 +20,14 @@ extension DocumentNode {
         case .mapping(let members):
             return withMembers(
                 members.map { key, value in
+                    if key == "items" || key == "contains" || key == "not", let flag = value.bool {
+                        // A boolean schema (JSON Schema's, valid in 3.1; `items: false` after `prefixItems`), which
+                        // OpenAPIKit reads only as a mapping: `true` admits anything, `false` nothing.
+                        return (
+                            key,
+                            flag ? .mapping([], at: value) : .mapping([("not", .mapping([], at: value))], at: value)
+                        )
+                    }
                     guard key == "enum", case .sequence(let items) = value.kind, items.contains(where: \.isNull) else {
                         return (key, value.forStructureCheck)
                     }
@@ -34,6 +43,10 @@ extension DocumentNode {
     static func bool(_ flag: Bool, at node: DocumentNode) -> DocumentNode {
         DocumentNode(
             kind: .scalar(flag ? "true" : "false", .bool), file: node.file, line: node.line, column: node.column)
+    }
+
+    static func integer(_ value: Int, at node: DocumentNode) -> DocumentNode {
+        DocumentNode(kind: .scalar(String(value), .integer), file: node.file, line: node.line, column: node.column)
     }
 
     static func mapping(_ members: [(key: String, value: DocumentNode)], at node: DocumentNode) -> DocumentNode {

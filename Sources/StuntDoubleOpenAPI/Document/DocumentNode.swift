@@ -118,11 +118,14 @@ enum JSONText {
         return "null"
     }
 
+    /// A number as JSON text: a whole number with no fraction or exponent at any magnitude (`type: integer`
+    /// admits `9007199254740991`, and a reader's integer parser may refuse `9.007199254740991e15`), any other
+    /// as Swift writes it shortest.
     static func format(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 {
-            return String(Int64(value))
-        }
-        return "\(value)"
+        guard value.isFinite, value.rounded() == value else { return "\(value)" }
+        if abs(value) < 0x1p63 { return String(Int64(value)) }
+        // Exact: a double this large is a whole number whose digits `%.0f` writes in full.
+        return String(format: "%.0f", value)
     }
 
     private static func radixInteger(_ text: String) -> Int? {

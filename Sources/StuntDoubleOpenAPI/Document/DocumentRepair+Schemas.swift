@@ -227,6 +227,25 @@ extension DocumentRepair {
                 schema = schema.setting("type", to: .sequence([type, type.withText("null")], at: type))
             }
         }
+        if let items = schema["items"], case .sequence(let tuple) = items.kind {
+            // JSON Schema's tuple form until draft 2019-09, which generators still write; 2020-12 (OpenAPI 3.1)
+            // names it prefixItems, and items is then what follows the tuple (additionalItems before).
+            let additional = schema["additionalItems"]
+            note(
+                items,
+                "items is a list of schemas, JSON Schema's tuple form before 2020-12 (OpenAPI 3.1 writes prefixItems): "
+                    + "read as prefixItems" + (additional == nil ? "" : ", and additionalItems as items"))
+            schema = schema.removing("items").removing("additionalItems").setting("prefixItems", to: items)
+            if let additional {
+                if additional.bool == false {
+                    if schema["maxItems"] == nil {
+                        schema = schema.setting("maxItems", to: .integer(tuple.count, at: additional))
+                    }
+                } else if additional.isMapping {
+                    schema = schema.setting("items", to: additional)
+                }
+            }
+        }
         if !isVersion30, let nullable = schema["nullable"], nullable.bool == true {
             note(nullable, "nullable is OpenAPI 3.0's; 3.1 writes type: [..., \"null\"]: read as allowing null")
         }

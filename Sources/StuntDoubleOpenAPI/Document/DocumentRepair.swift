@@ -284,6 +284,16 @@ struct DocumentRepair {
             let codes = key.split(whereSeparator: { $0 == "/" || $0 == "," }).map {
                 $0.trimmingCharacters(in: .whitespaces)[...]
             }
+            if codes.count == 1, let code = Self.leadingCode(key, isCode: isCode) {
+                // A code with its name after it: `204 NO_CONTENT` (a Java enum's name), `200 OK`.
+                let isOwn = !written.contains(code) && !split.contains { $0.key == code }
+                note(
+                    response,
+                    "the response key \"\(key)\" has text after its code: "
+                        + (isOwn ? "read as \(code)" : "left out, as \(code) is written on its own too"))
+                if isOwn { split.append((code, response)) }
+                continue
+            }
             guard codes.count > 1, codes.allSatisfy(isCode) else {
                 split.append((key, response))
                 continue
@@ -298,6 +308,16 @@ struct DocumentRepair {
             split += own.map { ($0, response) }
         }
         return split
+    }
+
+    /// The code of a response key that has text after it (`204 NO_CONTENT`, `200 - OK`), or `nil`.
+    private static func leadingCode(_ key: String, isCode: (Substring) -> Bool) -> String? {
+        let code = key.prefix(3)
+        let rest = key.dropFirst(3)
+        guard isCode(code), let separator = rest.first, " _-:".contains(separator),
+            rest.contains(where: \.isLetter)
+        else { return nil }
+        return String(code)
     }
 
     /// Ways of authenticating that name a scheme `components.securitySchemes` does not define (a misspelt or

@@ -23,9 +23,26 @@ struct SchemaGenerator {
         random = SeededGenerator(seed: seed)
     }
 
+    /// A value for the schema at `index`, checked against it: when the first one made breaks it (branches of a
+    /// `oneOf` that overlap, parts of an `allOf` that pull apart, items that must differ), other draws are made,
+    /// and the first that keeps to the schema is the answer. (Only a schema no value meets, or one beyond the
+    /// tries, gets the first value made.)
     mutating func value(for index: Int) -> SchemaValue {
-        generate(index, depth: 0)
+        let first = generate(index, depth: 0)
+        guard !SchemaValidator(table: table, direction: direction).validate(first, against: index, at: "").isEmpty
+        else { return first }
+        for _ in 0..<Self.tries {
+            var other = SchemaGenerator(table: table, direction: direction, seed: random.next(), isDynamic: true)
+            let value = other.generate(index, depth: 0)
+            if SchemaValidator(table: table, direction: direction).validate(value, against: index, at: "").isEmpty {
+                return value
+            }
+        }
+        return first
     }
+
+    /// How many other draws a value that breaks its schema gets.
+    static let tries = 24
 
     private mutating func generate(_ index: Int, depth: Int) -> SchemaValue {
         // A schema that is its own item or reference, all the way down: stop somewhere.
@@ -48,8 +65,36 @@ struct SchemaGenerator {
         }
         if !schema.oneOf.isEmpty || !schema.anyOf.isEmpty {
             let branches = schema.oneOf.isEmpty ? schema.anyOf : schema.oneOf
-            let branch = isDynamic ? branches[Int(random.next() % UInt64(branches.count))] : branches[0]
+            var branch = isDynamic ? branches[Int(random.next() % UInt64(branches.count))] : branches[0]
             var value = generate(branch, depth: depth + 1)
+            if !schema.oneOf.isEmpty, branches.count > 1 {
+                // Exactly one branch may admit it: where another does too, the next branch that alone admits
+                // its own value.
+                let validator = SchemaValidator(table: table, direction: direction)
+                func admitted(_ value: SchemaValue) -> Int {
+                    branches.count { validator.validate(value, against: $0, at: "").isEmpty }
+                }
+                if admitted(value) != 1 {
+                    var found = false
+                    for other in branches where other != branch {
+                        let candidate = generate(other, depth: depth + 1)
+                        if admitted(candidate) == 1 {
+                            (branch, value, found) = (other, candidate, true)
+                            break
+                        }
+                    }
+                    // Then draws at random from each branch (their lengths and numbers vary).
+                    var attempt = 0
+                    while !found, attempt < 4 * branches.count {
+                        let other = branches[attempt % branches.count]
+                        attempt += 1
+                        var drawing = SchemaGenerator(
+                            table: table, direction: direction, seed: random.next(), isDynamic: true)
+                        let candidate = drawing.generate(other, depth: depth + 1)
+                        if admitted(candidate) == 1 { (branch, value, found) = (other, candidate, true) }
+                    }
+                }
+            }
             if let (property, mapping) = schema.discriminator, case .object(var members) = value {
                 let name =
                     mapping.first { $0.value == branch || $0.value == table[branch].reference }?.key
@@ -175,8 +220,15 @@ struct SchemaGenerator {
         let minimum = min(max(schema.minLength ?? 0, 0), Self.maximumLength)
         let maximum = max(schema.maxLength ?? max(minimum, 24), 0)
         var text = isDynamic ? Self.words[Int(draw % UInt64(Self.words.count))] : "string"
-        if text.count < minimum {
-            text += String(repeating: "x", count: max(0, min(minimum, remainingBytes) - text.count))
+        // Dynamic strings vary in length too, within the bounds (so that a try can tell overlapping `oneOf`
+        // branches apart).
+        let length =
+            isDynamic
+            ? minimum + Int((draw >> 32) % UInt64(max(0, min(maximum, minimum + 24) - minimum) + 1)) : minimum
+        if text.count < length {
+            text += String(repeating: "x", count: max(0, min(length, remainingBytes) - text.count))
+        } else if isDynamic, text.count > length, length >= minimum {
+            text = String(text.prefix(max(length, 1)))
         }
         remainingBytes -= text.utf8.count
         if text.count > maximum { text = String(text.prefix(maximum)) }
@@ -200,15 +252,20 @@ struct SchemaGenerator {
         if let exclusive = schema.exclusiveMinimum { low = max(low, exclusive + step) }
         if let exclusive = schema.exclusiveMaximum { high = min(high, exclusive - step) }
         if low == -.infinity && high == .infinity { return (0, 100) }
-        if low == -.infinity { low = min(high, 0) - (high <= 0 ? 100 : 0) }
-        if high == .infinity { high = low + 100 }
+        // A hundred beyond the one bound given, or a few doubles where a hundred is less than one's spacing.
+        if low == -.infinity { low = min(high, 0) - (high <= 0 ? max(100, 4 * high.ulp) : 0) }
+        if high == .infinity { high = low + max(100, 4 * low.ulp) }
         return (low, max(low, high))
     }
 
     private mutating func integer(_ schema: Schema) -> Double {
         let (low, high) = bounds(schema, step: 1)
-        let first = low.rounded(.up)
-        let last = high.rounded(.down)
+        var first = low.rounded(.up)
+        var last = high.rounded(.down)
+        // Past 2^53 a bound is the double nearest to it, which may be beyond it (3011186802139305510 is read as
+        // ...5472): the next double inward is within it, whatever it was.
+        if abs(first) >= 0x1p53, first.nextUp <= last { first = first.nextUp }
+        if abs(last) >= 0x1p53, last.nextDown >= first { last = last.nextDown }
         guard first <= last else { return first }
         var value = isDynamic ? first + Double(random.next() % UInt64(min(last - first + 1, 1e12))) : first
         if let divisor = schema.multipleOf, divisor >= 1 {
@@ -221,11 +278,25 @@ struct SchemaGenerator {
     private mutating func number(_ schema: Schema) -> Double {
         let (low, high) = bounds(schema, step: 0.001)
         var value = isDynamic ? low + (high - low) * Double(random.next() % 10_000) / 10_000 : low
-        if let divisor = schema.multipleOf {
-            value = (value / divisor).rounded(.up) * divisor
-            // 0.01 * 2090 is 20.900000000000002: round to the divisor's decimals.
-            let scale = pow(10, max(0, -log10(divisor).rounded(.down)))
-            if scale <= 1e9 { value = (value * scale).rounded() / scale }
+        if let divisor = schema.multipleOf, divisor > 0 {
+            // 0.01 * 2090 is 20.900000000000002: round to the divisor's decimals (0.25's are two).
+            let written = "\(divisor)"
+            let decimals = written.contains("e") ? 10 : written.split(separator: ".").dropFirst().first?.count ?? 0
+            let scale = pow(10, Double(decimals))
+            func multiple(_ count: Double) -> Double {
+                let value = count * divisor
+                return scale <= 1e9 ? (value * scale).rounded() / scale : value
+            }
+            var count = (value / divisor).rounded(.up)
+            value = multiple(count)
+            // A multiple whose quotient is whole in floating point too, as validators that divide check it
+            // (132020.8 / 0.1 is 1320207.9999999998): the next such one within the bounds, if any.
+            for _ in 0..<64 where (value / divisor).rounded() != value / divisor {
+                count += 1
+                let next = multiple(count)
+                if next > high { break }
+                value = next
+            }
         } else if isDynamic {
             value = (value * 100).rounded() / 100
         }

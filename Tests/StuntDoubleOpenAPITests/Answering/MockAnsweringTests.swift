@@ -195,6 +195,45 @@ struct MockAnsweringTests {
         #expect(
             contract.violations(ofResponse: 200, headers: plan.response!.headers, body: plan.body, to: sent).isEmpty)
     }
+
+    @Test("Integers are written as integers at any magnitude", arguments: [false, true])
+    func integers(dynamic: Bool) throws {
+        let text = """
+            openapi: 3.1.0
+            info: { title: T, version: "1" }
+            paths:
+              /n:
+                get:
+                  responses:
+                    "200":
+                      description: ok
+                      content:
+                        application/json:
+                          schema:
+                            type: object
+                            required: [safe, low, huge, tiny]
+                            properties:
+                              safe: { type: integer, minimum: -9007199254740991, maximum: 9007199254740991 }
+                              low: { type: integer, format: int64, maximum: -9007199254740993 }
+                              huge: { type: integer, minimum: 100000000000000000000 }
+                              tiny: { type: integer, maximum: -100000000000000000000000000000 }
+            """
+        let contract = try OpenAPIContract(text: text)
+        let stubber = HTTPStubber()
+        stubber.load(contract, answering: .init(isDynamic: dynamic))
+        let sent = try request(.get, "http://localhost/n")
+        let plan = try stubber.response(for: sent)
+        #expect(plan.status == 200)
+        // No fraction, no exponent: a reader's integer parser takes each.
+        let numbers = plan.text.split(whereSeparator: { ",:{}".contains($0) }).filter { $0.first != "\"" }
+        #expect(numbers.count == 4, "\(plan.text)")
+        for number in numbers {
+            #expect(number.allSatisfy { $0 == "-" || $0.isNumber }, "\(number) in \(plan.text)")
+        }
+        if !dynamic { #expect(plan.text.contains(#""safe":-9007199254740991"#), "\(plan.text)") }
+        #expect(
+            contract.violations(ofResponse: 200, headers: plan.response!.headers, body: plan.body, to: sent).isEmpty)
+    }
 }
 
 /// An operation that answers `text/event-stream`: the mock answers with events, from an example written as an
