@@ -495,8 +495,13 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the reports folder")
     parser.add_argument("--all-failures", action="store_true",
                         help="print the failures that are not StuntDouble's too, each with its curl")
+    parser.add_argument("--folder", help="the documents of this folder instead of documents/ (a survey of documents "
+                        "not ours): one StuntDouble refuses is listed as refused, and the run goes on")
     parser.add_argument("documents", nargs="*", help="file names in documents/ (default: all)")
     args = parser.parse_args()
+    if args.folder:
+        global DOCUMENTS
+        DOCUMENTS = os.path.abspath(args.folder)
     args.venv, args.binary = os.path.abspath(args.venv), os.path.abspath(args.binary)
 
     work = tempfile.mkdtemp(prefix="openapi-conformance-")
@@ -517,7 +522,15 @@ def main():
             if path != served:
                 print(f"(StuntDouble serves {name}, which deviates from the specification; schemathesis and connexion "
                       f"read meaning/{name}, what it means written as the specification wants)")
-            server, base = start_stuntdouble(args.binary, served, args.seed)
+            try:
+                server, base = start_stuntdouble(args.binary, served, args.seed)
+            except SystemExit as refusal:
+                if not args.folder:
+                    raise
+                reason = next((line for line in str(refusal).splitlines() if "rror" in line), str(refusal))
+                print(f"refused: {reason[:400]}")
+                summary.append((name, None, 0, None))
+                continue
             try:
                 report, output, seconds = run_schemathesis(args.venv, path, base, headers, args, work)
                 if not os.path.exists(report):
@@ -583,6 +596,9 @@ def main():
 
         print("\n=== summary")
         for name, operations, cases, counts in summary:
+            if counts is None:
+                print(f"{name:24} refused (the reason is above)")
+                continue
             print(f"{name:24} {operations:3} operations, {cases:5} test cases: {counts['ours']} StuntDouble failures, "
                   f"{counts['error-response']} error-response mismatches, {counts['false-positive']} "
                   f"schemathesis false positives")

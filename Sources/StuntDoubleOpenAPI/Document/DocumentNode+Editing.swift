@@ -20,6 +20,10 @@ extension DocumentNode {
         case .mapping(let members):
             return withMembers(
                 members.map { key, value in
+                    if key == "contentEncoding", let encoding = value.text, !Self.knownEncodings.contains(encoding) {
+                        // An annotation (Smithy writes "byte" for base64): OpenAPIKit reads only RFC 4648's names.
+                        return (key, value.withText("base64"))
+                    }
                     if key == "items" || key == "contains" || key == "not", let flag = value.bool {
                         // A boolean schema (JSON Schema's, valid in 3.1; `items: false` after `prefixItems`), which
                         // OpenAPIKit reads only as a mapping: `true` admits anything, `false` nothing.
@@ -35,6 +39,11 @@ extension DocumentNode {
                 })
         }
     }
+
+    /// The `contentEncoding` values OpenAPIKit reads.
+    private static let knownEncodings: Set<String> = [
+        "7bit", "8bit", "binary", "quoted-printable", "base16", "base32", "base64",
+    ]
 
     static func string(_ text: String, at node: DocumentNode) -> DocumentNode {
         DocumentNode(kind: .scalar(text, .string), file: node.file, line: node.line, column: node.column)

@@ -246,6 +246,21 @@ extension DocumentRepair {
                 }
             }
         }
+        for key in ["oneOf", "anyOf"] where isVersion30 {
+            // A branch of type null (rswag's), which 3.0 does not have: the schema is nullable.
+            guard let branches = schema[key], case .sequence(let items) = branches.kind else { continue }
+            let isNullType = { (branch: DocumentNode) -> Bool in
+                guard let type = branch["type"] else { return false }
+                return (type.isNull || type.text == "null")
+                    && branch.members.allSatisfy {
+                        ["type", "description", "title"].contains($0.key) || $0.key.hasPrefix("x-")
+                    }
+            }
+            guard let null = items.first(where: isNullType) else { continue }
+            note(null, "a \(key) branch of type null, which OpenAPI 3.0 does not have: read as nullable: true")
+            schema = schema.setting(key, to: branches.withItems(items.filter { !isNullType($0) }))
+                .setting("nullable", to: .bool(true, at: null))
+        }
         if !isVersion30, let nullable = schema["nullable"], nullable.bool == true {
             note(nullable, "nullable is OpenAPI 3.0's; 3.1 writes type: [..., \"null\"]: read as allowing null")
         }

@@ -355,12 +355,23 @@ struct DocumentRepair {
         return security.withItems(kept)
     }
 
-    /// Path parameters are required: one that says otherwise (or nothing) is read as required.
+    /// Path parameters are required: one that says otherwise (or nothing) is read as required. A parameter with
+    /// neither `schema` nor `content` (L5-Swagger's, for a parameter it knows only by name) takes any value.
     private mutating func repairPathParameters(_ parameters: DocumentNode) -> DocumentNode {
         parameters.withItems(
             parameters.items.map { parameter in
-                guard parameter["in"]?.text == "path", parameter["$ref"] == nil, parameter["required"]?.bool != true
-                else { return parameter }
+                guard parameter.isMapping, parameter["$ref"] == nil else { return parameter }
+                var parameter = parameter
+                if parameter["schema"] == nil, parameter["content"] == nil, parameter["type"] == nil,
+                    let name = parameter["name"]?.text
+                {
+                    note(
+                        parameter,
+                        "parameter \(name) has neither schema nor content, one of which the specification requires: "
+                            + "read as taking any value")
+                    parameter = parameter.setting("schema", to: .mapping([], at: parameter))
+                }
+                guard parameter["in"]?.text == "path", parameter["required"]?.bool != true else { return parameter }
                 note(
                     parameter,
                     "path parameter \(parameter["name"]?.text ?? "") is not marked required: true, which every path "

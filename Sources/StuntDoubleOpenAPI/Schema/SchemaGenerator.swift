@@ -29,20 +29,47 @@ struct SchemaGenerator {
     /// tries, gets the first value made.)
     mutating func value(for index: Int) -> SchemaValue {
         let first = generate(index, depth: 0)
-        guard !SchemaValidator(table: table, direction: direction).validate(first, against: index, at: "").isEmpty
-        else { return first }
+        // A value cut short by the budgets (a schema asking for a billion items) breaks its schema however it is
+        // drawn: no tries, and no check of its megabytes.
+        guard !isOverBudget else { return first }
+        let validator = SchemaValidator(table: table, direction: direction)
+        var broken = Set(validator.validate(first, against: index, at: "").map { "\($0.rule) \($0.location)" })
+        guard !broken.isEmpty else { return first }
         for _ in 0..<Self.tries {
-            var other = SchemaGenerator(table: table, direction: direction, seed: random.next(), isDynamic: true)
+            var other = drawing()
             let value = other.generate(index, depth: 0)
-            if SchemaValidator(table: table, direction: direction).validate(value, against: index, at: "").isEmpty {
-                return value
-            }
+            spend(other)
+            if isOverBudget { break }
+            let found = Set(validator.validate(value, against: index, at: "").map { "\($0.rule) \($0.location)" })
+            if found.isEmpty { return value }
+            // A draw that breaks the same rules in the same places (a bound no value meets, a pattern the sampler
+            // cannot meet) is not mended by drawing again: the tries end there.
+            if found == broken { break }
+            broken = found
         }
         return first
     }
 
     /// How many other draws a value that breaks its schema gets.
     static let tries = 24
+
+    /// Whether the answer's budgets of values or bytes are spent.
+    private var isOverBudget: Bool { remaining <= 0 || remainingBytes <= 0 }
+
+    /// A generator that draws at random, from what is left of this one's budgets: tries share one answer's
+    /// bounds.
+    private mutating func drawing() -> SchemaGenerator {
+        var other = SchemaGenerator(table: table, direction: direction, seed: random.next(), isDynamic: true)
+        other.remaining = remaining
+        other.remainingBytes = remainingBytes
+        return other
+    }
+
+    /// Takes what a generator from ``drawing()`` spent off this one's budgets.
+    private mutating func spend(_ other: SchemaGenerator) {
+        remaining = other.remaining
+        remainingBytes = other.remainingBytes
+    }
 
     private mutating func generate(_ index: Int, depth: Int) -> SchemaValue {
         // A schema that is its own item or reference, all the way down: stop somewhere.
@@ -85,12 +112,12 @@ struct SchemaGenerator {
                     }
                     // Then draws at random from each branch (their lengths and numbers vary).
                     var attempt = 0
-                    while !found, attempt < 4 * branches.count {
+                    while !found, !isOverBudget, attempt < 4 * branches.count {
                         let other = branches[attempt % branches.count]
                         attempt += 1
-                        var drawing = SchemaGenerator(
-                            table: table, direction: direction, seed: random.next(), isDynamic: true)
-                        let candidate = drawing.generate(other, depth: depth + 1)
+                        var draws = drawing()
+                        let candidate = draws.generate(other, depth: depth + 1)
+                        spend(draws)
                         if admitted(candidate) == 1 { (branch, value, found) = (other, candidate, true) }
                     }
                 }
@@ -189,11 +216,11 @@ struct SchemaGenerator {
             } else if let itemSchema = schema.items {
                 var item = generate(itemSchema, depth: depth + 1)
                 if schema.uniqueItems, items.contains(item) {
-                    var generator = SchemaGenerator(
-                        table: table, direction: direction, seed: random.next(), isDynamic: true)
+                    var generator = drawing()
                     for _ in 0..<8 where items.contains(item) {
                         item = generator.generate(itemSchema, depth: depth + 1)
                     }
+                    spend(generator)
                     if items.contains(item) { break }
                 }
                 items.append(item)

@@ -144,4 +144,60 @@ struct GeneratorDeviationTests {
             try OpenAPIContract(text: Self.brokenExamples, deviations: .refuse)
         }
     }
+
+    /// From the survey of public documents: L5-Swagger's parameter known only by name, rswag's `type: 'null'`
+    /// branch in a 3.0 document, and Smithy's `contentEncoding: byte` (valid JSON Schema that OpenAPIKit refused).
+    @Test func whatTheSurveyFoundLoads() throws {
+        let contract = try OpenAPIContract(
+            text: """
+                openapi: 3.0.3
+                info: {title: T, version: '1'}
+                paths:
+                  /countries:
+                    get:
+                      parameters:
+                        - {name: limit, in: query, description: "Pagination limit, '-1' to get all data."}
+                      responses:
+                        '200':
+                          description: ok
+                          content:
+                            application/json:
+                              schema:
+                                type: object
+                                required: [url]
+                                properties:
+                                  url:
+                                    oneOf:
+                                      - type: string
+                                      - type: 'null'
+                """)
+        let messages = contract.deviations.map(\.message)
+        #expect(messages.contains { $0.contains("parameter limit has neither schema nor content") }, "\(messages)")
+        #expect(messages.contains { $0.contains("a oneOf branch of type null") }, "\(messages)")
+        let sent = try request(.get, "http://h/countries?limit=-1")
+        #expect(contract.violations(of: sent).isEmpty)
+        func broken(_ body: String) -> [String] {
+            contract.violations(
+                ofResponse: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), to: sent
+            ).map(\.rule)
+        }
+        #expect(broken(#"{"url": null}"#).isEmpty)
+        #expect(broken(#"{"url": "https://example.com"}"#).isEmpty)
+        #expect(!broken(#"{"url": 7}"#).isEmpty)
+
+        let smithy = try OpenAPIContract(
+            text: """
+                openapi: 3.1.0
+                info: {title: T, version: '1'}
+                paths:
+                  /files:
+                    post:
+                      requestBody:
+                        content:
+                          application/json:
+                            schema: {type: object, properties: {file: {type: string, contentEncoding: byte}}}
+                      responses: {'204': {description: stored}}
+                """)
+        #expect(smithy.deviations.isEmpty, "valid JSON Schema: \(smithy.deviations)")
+    }
 }
