@@ -9,7 +9,8 @@ enum AdminDocs {
     /// What a route's request body is.
     enum Body { case none, json, bytes }
     /// What a route answers with.
-    enum Answer { case json, html, bytes }
+    /// What a route answers: JSON, bytes, or the admin root's HTML for browsers and JSON for others.
+    enum Answer { case json, bytes, pageOrJSON }
 
     static func description() -> AdminResponse {
         var paths: [String: [(String, JSONNode)]] = [:]
@@ -40,17 +41,18 @@ enum AdminDocs {
             case .json: operation.append(("requestBody", body("application/json", schema: "object")))
             case .bytes: operation.append(("requestBody", body("application/octet-stream", schema: "string")))
             }
-            let answerType =
+            let answerTypes =
                 switch route.answers {
-                case .json: "application/json"
-                case .html: "text/html"
-                case .bytes: "application/octet-stream"
+                case .json: ["application/json"]
+                case .bytes: ["application/octet-stream"]
+                case .pageOrJSON: ["text/html", "application/json"]
                 }
+            let content = JSONNode.object(answerTypes.map { ($0, .object([])) })
             operation.append(
                 (
                     "responses",
                     .object([
-                        ("200", .object([("description", .string("Done")), ("content", media(answerType))])),
+                        ("200", .object([("description", .string("Done")), ("content", content)])),
                         (
                             "default",
                             .object([

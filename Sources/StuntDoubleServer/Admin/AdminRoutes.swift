@@ -89,7 +89,7 @@ struct AdminRoute: Sendable {
             "GET", "",
             "The traffic page for browsers (Accept: text/html): stubs, requests, near misses and webhooks, live; "
                 + "every mapping otherwise, as WireMock answers",
-            answers: .html
+            answers: .pageOrJSON
         ) { api, call in
             AdminAPI.asksForPage(call.request)
                 ? TrafficPage.response(token: call.request.query["token"]) : api.listMappings(call.request)
