@@ -53,13 +53,16 @@ struct ContractOperation: Sendable {
         var brokenExamples: Set<Int> = []
         var isExampleBroken = false
 
-        /// The example an answer shows: the first named one, else `example`, leaving out those that break the
-        /// schema unless `asWritten`.
+        /// The examples answers may show, the named ones first, then `example`: those that break the schema are
+        /// left out unless `asWritten`.
+        func shownExamples(asWritten: Bool = false) -> [SchemaValue] {
+            examples.indices.filter { asWritten || !brokenExamples.contains($0) }.map { examples[$0].value }
+                + (asWritten || !isExampleBroken ? example.map { [$0.value] } ?? [] : [])
+        }
+
+        /// The example an answer shows: the first of ``shownExamples(asWritten:)``.
         func servedExample(asWritten: Bool = false) -> SchemaValue? {
-            if let named = examples.indices.first(where: { asWritten || !brokenExamples.contains($0) }) {
-                return examples[named].value
-            }
-            return asWritten || !isExampleBroken ? example?.value : nil
+            shownExamples(asWritten: asWritten).first
         }
     }
 

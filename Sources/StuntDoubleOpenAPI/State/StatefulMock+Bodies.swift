@@ -193,10 +193,8 @@ extension StatefulMock {
             guard let response = contract.operations[index].preferredResponse,
                 let media = response.contents.first(where: { MediaTypes.isJSON($0.name) })
             else { continue }
-            // Those that keep to the schema: a collection starts with resources its answers may show.
-            let examples =
-                media.examples.indices.filter { !media.brokenExamples.contains($0) }.map { media.examples[$0].value }
-                + (media.isExampleBroken ? [] : media.example.map { [$0.value] } ?? [])
+            // A collection starts with resources its answers may show.
+            let examples = media.shownExamples()
             switch role {
             case .read:
                 found += examples

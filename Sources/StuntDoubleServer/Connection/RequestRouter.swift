@@ -10,7 +10,7 @@ struct RequestRouter: Sendable {
         /// still to be sent).
         case webSocketUpgrade
         /// Browser proxying's `CONNECT`, when the connection can change protocols: a tunnel to `authority`
-        /// (`host:port`), answered with TLS by the server itself.
+        /// (`host:port`), which the server itself answers (with TLS, when the client starts a handshake).
         case tunnel(authority: String)
         /// The admin API (`/__admin` and under it).
         case admin

@@ -9,6 +9,15 @@ import Testing
 /// deviation at its line, and is refused when deviations are.
 @Suite("Deviations generators write")
 struct GeneratorDeviationTests {
+    /// The rules a JSON answer (200) to `sent` breaks.
+    static func rules(_ contract: OpenAPIContract, brokenBy body: String, answering sent: HTTPIncomingRequest)
+        -> [String]
+    {
+        contract.violations(
+            ofResponse: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), to: sent
+        ).map(\.rule)
+    }
+
     static let tuple = """
         openapi: 3.1.0
         info: {title: T, version: '1'}
@@ -38,11 +47,7 @@ struct GeneratorDeviationTests {
         let sent = try request(.get, "http://h/point")
         let plan = try stubber.response(for: sent)
         #expect(plan.text == #"["x",7]"#)
-        func broken(_ body: String) -> [String] {
-            contract.violations(
-                ofResponse: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), to: sent
-            ).map(\.rule)
-        }
+        func broken(_ body: String) -> [String] { Self.rules(contract, brokenBy: body, answering: sent) }
         #expect(broken(#"["x",7]"#).isEmpty)
         #expect(!broken(#"[7,"x"]"#).isEmpty, "each place has its own schema")
         #expect(!broken(#"["x",7,8]"#).isEmpty, "additionalItems: false allows nothing after the tuple")
@@ -176,11 +181,7 @@ struct GeneratorDeviationTests {
         #expect(messages.contains { $0.contains("a oneOf branch of type null") }, "\(messages)")
         let sent = try request(.get, "http://h/countries?limit=-1")
         #expect(contract.violations(of: sent).isEmpty)
-        func broken(_ body: String) -> [String] {
-            contract.violations(
-                ofResponse: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), to: sent
-            ).map(\.rule)
-        }
+        func broken(_ body: String) -> [String] { Self.rules(contract, brokenBy: body, answering: sent) }
         #expect(broken(#"{"url": null}"#).isEmpty)
         #expect(broken(#"{"url": "https://example.com"}"#).isEmpty)
         #expect(!broken(#"{"url": 7}"#).isEmpty)

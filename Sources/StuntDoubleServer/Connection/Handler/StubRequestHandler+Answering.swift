@@ -62,15 +62,12 @@ extension StubRequestHandler {
         // forwarded upstream is the body as it came.
         let matchedBody = Gzip.inflated(head, body: body, limit: core.configuration.maximumRequestBodySize)
         do {
-            incoming =
-                isSecure || tunnel != nil
-                ? try IncomingRequestBuilder.make(
-                    head, body: matchedBody, declaresBody: declaresBody,
-                    authority: tunnel ?? core.httpsAuthority.withLockedValue { $0 }, scheme: isSecure ? "https" : "http"
-                )
-                : try IncomingRequestBuilder.make(
-                    head, body: matchedBody, declaresBody: declaresBody,
-                    authority: core.authority.withLockedValue { $0 })
+            // A tunnel's requests are its site's; the others are this server's, on the listener they came to.
+            let authority =
+                tunnel ?? (isSecure ? core.httpsAuthority : core.authority).withLockedValue { $0 }
+            incoming = try IncomingRequestBuilder.make(
+                head, body: matchedBody, declaresBody: declaresBody, authority: authority,
+                scheme: isSecure ? "https" : "http")
         } catch {
             let text =
                 "The request target cannot be read as a URL: \(error). Send an origin-form target such as "

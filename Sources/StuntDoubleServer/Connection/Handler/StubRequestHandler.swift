@@ -25,7 +25,7 @@ final class StubRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     let core: ServerCore
-    /// Whether the connection is the HTTPS listener's, or a tunnel (requests are `https://` URLs).
+    /// Whether the connection is the HTTPS listener's, or a tunnel with TLS (requests are `https://` URLs).
     let isSecure: Bool
     /// The `host:port` a tunnel goes to (browser proxying's `CONNECT`), or `nil` for a connection to the server.
     let tunnel: String?
