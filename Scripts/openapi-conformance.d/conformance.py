@@ -309,9 +309,124 @@ def classify(document, check, mode, status, message, violations):
     return "ours", "the answer breaks the document"
 
 
-def failures(report, document):
+def pointer(document, path):
+    """The value at a JSON pointer's parts, following each `$ref` to this document on the way; (value, parts)."""
+    value, walked = document, []
+    for part in path:
+        while isinstance(value, dict) and isinstance(value.get("$ref"), str) and value["$ref"].startswith("#/"):
+            walked = [item.replace("~1", "/").replace("~0", "~") for item in value["$ref"][2:].split("/")]
+            value = document
+            for item in walked:
+                value = value.get(item) if isinstance(value, dict) else None
+        if not isinstance(value, dict) or part not in value:
+            return None, None
+        value, walked = value[part], walked + [part]
+    return value, walked
+
+
+def answer_keeps_to(document, method, path, status, content_type, body):
+    """Whether StuntDouble's answer keeps to the schema its document gives it, by jsonschema (Draft 2020-12, a
+    validator that is not StuntDouble's; 3.1 documents only, whose schemas are JSON Schema's).
+
+    An event stream's events are checked each by its data. schemathesis reads a `schema` under text/event-stream
+    as each event's envelope (`data`, `event`, `id`, `retry`), OpenAPI 3.2's reading of `itemSchema`. OpenAPI 3.1
+    says nothing of event streams, and the generators that write `schema` there (hono-openapi, FastAPI) mean each
+    event's data: what StuntDouble serves."""
+    import jsonschema
+    import referencing
+    import referencing.jsonschema
+
+    if not str(document.get("openapi", "")).startswith("3.1"):
+        return False
+    operation = ((document.get("paths") or {}).get(path) or {}).get(method.lower()) or {}
+    responses = {str(code): code for code in (operation.get("responses") or {})}
+    key = next((responses[code] for code in (str(status), f"{str(status)[0]}XX", "default") if code in responses),
+               None)
+    essence = content_type.split(";")[0].strip().lower()
+    if key is None:
+        return False
+    schema, walked = pointer(document, ["paths", path, method.lower(), "responses", key, "content", essence,
+                                        "schema"])
+    if schema is None:
+        return False
+    escaped = "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in walked)
+    resource = referencing.Resource.from_contents(document, referencing.jsonschema.DRAFT202012)
+    registry = referencing.Registry().with_resource("urn:document", resource)
+    validator = jsonschema.Draft202012Validator({"$ref": f"urn:document#/{escaped}"}, registry=registry)
+    if essence != "text/event-stream":
+        try:
+            return validator.is_valid(json.loads(body))
+        except ValueError:
+            return False
+    events = [block for block in re.split(r"\r?\n\r?\n", body) if block.strip()]
+    for block in events:
+        data = "\n".join(line[5:].removeprefix(" ") for line in re.split(r"\r?\n", block) if line.startswith("data:"))
+        try:
+            value = json.loads(data)
+        except ValueError:
+            value = data  # text data, for a string schema
+        if not validator.is_valid(value):
+            return False
+    return bool(events)
+
+
+def upgrades(document, method, path):
+    """Whether an operation's only success is a 101: a protocol upgrade (Dropshot's WebSocket endpoints)."""
+    operation = ((document.get("paths") or {}).get(path) or {}).get(method.lower()) or {}
+    codes = [str(code) for code in (operation.get("responses") or {})]
+    return "101" in codes and not any(code[0] in "23" or code == "default" for code in codes)
+
+
+def once_each(value):
+    """The document with each `oneOf` listing a `$ref` once: what it means where it lists one twice (which no value
+    can match exactly once), as StuntDouble reads it."""
+    if isinstance(value, list):
+        return [once_each(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    result = {key: once_each(item) for key, item in value.items()}
+    if isinstance(result.get("oneOf"), list):
+        seen, kept = set(), []
+        for branch in result["oneOf"]:
+            reference = branch.get("$ref") if isinstance(branch, dict) and len(branch) == 1 else None
+            if reference is None or reference not in seen:
+                kept.append(branch)
+            seen.add(reference)
+        result["oneOf"] = kept
+    return result
+
+
+# schemathesis's findings that are about the document, not the answer: (test of its message or check status, why,
+# the document as StuntDouble reads it). Each is left out only when jsonschema finds that the answer keeps to that.
+DOCUMENT_FINDINGS = [
+    (lambda check, message: "is valid under more than one of the schemas listed in the 'oneOf'" in message,
+     "the document's oneOf lists the same schema more than once, so no value can match exactly one branch; "
+     "StuntDouble reads each once (a deviation at start-up), and the answer keeps to that", once_each),
+    (lambda check, message: check == "response_schema_conformance" and message.startswith("Event #"),
+     "schemathesis checks each event's envelope (data, event, id, retry) against a 3.1 `schema` for "
+     "text/event-stream, as OpenAPI 3.2 reads `itemSchema`; the document means each event's data, and every event's "
+     "data keeps to it", None),
+    (lambda check, message: "Response contains discriminator property" in message,
+     "the document's discriminator has no mapping, so its values would be the schemas' names, while each branch "
+     "fixes a value of its own (`enum: [custom]`); no answer can be both, and the schemas decide (OpenAPI 3.2: a "
+     "discriminator must not change validation); the answer keeps to them", None),
+    (lambda check, message: message.startswith("schemathesis could not check: InvalidSchema"),
+     "schemathesis refuses the document's own schema (JSON Schema's rules for schemas, such as `required` naming a "
+     "member twice) and checks nothing; StuntDouble reads it as a deviation, and the answer keeps to it", None),
+]
+
+
+def failures(report, document, served=None):
     """Every failed check, with the request, StuntDouble's answer and how it is sorted."""
     found = []
+    # Errors schemathesis met checking an operation (its own reading of the document failed), by operation.
+    errors = {}
+    with open(report) as events:
+        for line in events:
+            error = json.loads(line).get("NonFatalError") or {}
+            if error.get("label"):
+                value = error.get("value") or {}
+                errors.setdefault(error["label"], f"{value.get('type')}: {(value.get('message') or '').strip()}")
     with open(report) as events:
         for line in events:
             event = json.loads(line)
@@ -336,9 +451,33 @@ def failures(report, document):
                     described = ((phase.get("data") or {}).get("description")) or ""
                     kind, why = classify(document, check["name"], mode, status, info.get("message") or "",
                                          violations)
+                    content_type = ((response.get("headers") or {}).get("content-type") or [""])[0]
+                    message = info.get("message") or ""
+                    if (check.get("status") or "").lower() == "error":
+                        label = f"{case.get('method', '')} {case.get('path', '')}"
+                        message = message or f"schemathesis could not check: {errors.get(label, 'no reason given')}"
+                    finding = next(((why, reading) for test, why, reading in DOCUMENT_FINDINGS
+                                    if test(check["name"], message)), None)
+                    if (kind == "ours" and finding and served is not None
+                            and answer_keeps_to((finding[1] or (lambda document: document))(served),
+                                                case.get("method", ""), case.get("path", ""), status, content_type,
+                                                body)):
+                        kind, why = "false-positive", finding[0] + " (checked with jsonschema)"
+                    if (kind == "ours" and check["name"] == "positive_data_acceptance" and status
+                            and 400 <= status < 500 and served is not None
+                            and upgrades(served, case.get("method", ""), case.get("path", ""))):
+                        kind, why = "false-positive", (
+                            "the operation documents only a 101 (a WebSocket's upgrade) and its errors: a request "
+                            "without `Upgrade`, which schemathesis cannot send, gets the documented error, as the "
+                            "API itself answers it")
+                    if (kind == "ours" and status in (204, 205, 304) and not body
+                            and check["name"] in ("content_type_conformance", "response_schema_conformance")):
+                        kind, why = "false-positive", (
+                            f"the document gives its {status} response content, which HTTP does not let a {status} "
+                            "carry (RFC 9110); StuntDouble answers with none, and says so at start-up")
                     found.append({
                         "operation": f"{case.get('method', '?')} {case.get('path', '?')}", "check": check["name"],
-                        "title": info.get("title") or check["name"], "message": info.get("message") or "",
+                        "title": info.get("title") or check["name"], "message": message,
                         "mode": mode, "phase": phase.get("name") or scenario.get("phase"), "scenario": described,
                         "status": status, "content_type": ((response.get("headers") or {}).get("content-type")
                                                            or [""])[0],
@@ -535,7 +674,7 @@ def main():
                 report, output, seconds = run_schemathesis(args.venv, path, base, headers, args, work)
                 if not os.path.exists(report):
                     sys.exit(f"schemathesis wrote no report; its output:\n{open(output).read()[-4000:]}")
-                found = unique(failures(report, name))
+                found = unique(failures(report, name, document))
                 cases = tested_operations(report, set(operations_of(document)))
                 other = cases.pop("other methods", 0)
                 counts = {kind: sum(1 for item in found if item["kind"] == kind) for kind in totals}

@@ -173,6 +173,11 @@ class Schemas:
         second["properties"] = {"q" + name[1:]: value for name, value in second["properties"].items()}
         if "required" in second:
             second["required"] = ["q" + name[1:] for name in second["required"]]
+        if self.random.random() < 0.3:
+            # A closed part (openapi-python-client's fixtures): the other part's members must be left out, so it
+            # may require none.
+            first["additionalProperties"] = False
+            second.pop("required", None)
         return {"allOf": [first, second]}
 
     def make_oneOf(self, depth):
@@ -189,6 +194,13 @@ class Schemas:
                 branch["required"] = sorted(set(branch.get("required", [])) | {"kind"})
                 branches.append(branch)
             return {"oneOf": branches, "discriminator": {"propertyName": "kind"}}
+        if roll < 0.8:
+            # Any object, and a closed one with only optional members: `{}` is both (openapi-python-client's).
+            closed = self.make_object(depth + 1)
+            closed.pop("required", None)
+            closed.pop("minProperties", None)
+            closed["additionalProperties"] = False
+            return {"oneOf": self.pick([{"type": "object"}, closed], [closed, {"type": "object"}])}
         # Overlapping branches, as hand-written documents have: integer and number, or objects that share names.
         return {"oneOf": self.pick(
             [{"type": "integer"}, {"type": "number"}],

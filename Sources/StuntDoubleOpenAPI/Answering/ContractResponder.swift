@@ -159,7 +159,12 @@ extension OpenAPIContract {
         let response: ContractOperation.Response?
         if let code = preferences.code {
             guard code > 0 else {
-                return preferenceProblem("Prefer: code= must name a status from 100 to 599")
+                return preferenceProblem("Prefer: code= must name a status from 200 to 599")
+            }
+            guard code >= 200 else {
+                return preferenceProblem(
+                    "Prefer: code=\(code) is informational (1xx), which cannot end an answer; name a status from 200 "
+                        + "to 599")
             }
             response = operation.response(for: code)
             guard response != nil else {

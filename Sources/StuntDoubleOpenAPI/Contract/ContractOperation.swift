@@ -147,12 +147,14 @@ struct ContractOperation: Sendable {
     }
 
     /// What a request gets unless it asks otherwise (Prism's choice): the lowest 2xx with content, else the
-    /// lowest 2xx, else `default`, else the first written.
+    /// lowest 2xx, else `default`, else the first written that can end an exchange. A 1xx never can: an
+    /// operation documenting only `101` (a WebSocket's upgrade, as Dropshot writes it) and its errors answers
+    /// with its first error, since a request without the upgrade is one the API refuses.
     var preferredResponse: Response? {
         let successes = responses.filter { (200..<300).contains($0.statusCode) && $0.code != "default" }
             .sorted { $0.statusCode < $1.statusCode }
         return successes.first { !$0.contents.isEmpty } ?? successes.first
-            ?? responses.first { $0.code == "default" } ?? responses.first
+            ?? responses.first { $0.code == "default" } ?? responses.first { $0.statusCode >= 200 }
     }
 
     func response(for status: Int) -> Response? {

@@ -261,6 +261,40 @@ extension DocumentRepair {
             schema = schema.setting(key, to: branches.withItems(items.filter { !isNullType($0) }))
                 .setting("nullable", to: .bool(true, at: null))
         }
+        if let required = schema["required"], case .sequence(let names) = required.kind {
+            // Names listed twice (OpenAI's document repeats five): JSON Schema wants each once.
+            var seen: Set<String> = []
+            let twice = names.compactMap(\.string).filter { !seen.insert($0).inserted }
+            if !twice.isEmpty {
+                note(
+                    required, "required lists \(Set(twice).sorted().joined(separator: ", ")) more than once: read once")
+                var kept: Set<String> = []
+                schema = schema.setting(
+                    "required",
+                    to: required.withItems(names.filter { $0.string.map { kept.insert($0).inserted } ?? true }))
+            }
+        }
+        if let branches = schema["oneOf"], case .sequence(let items) = branches.kind {
+            // The same $ref twice (openapi-python-client's fixtures): every value matches both, so none can match
+            // exactly one. Read once, the schema means what its writer meant.
+            var seen: Set<String> = []
+            let twice = items.compactMap { $0.members.count == 1 ? $0["$ref"]?.string : nil }
+                .filter { !seen.insert($0).inserted }
+            if !twice.isEmpty {
+                note(
+                    branches,
+                    "oneOf lists \(Set(twice).sorted().joined(separator: ", ")) more than once, so no value can match "
+                        + "exactly one branch: read once")
+                var kept: Set<String> = []
+                schema = schema.setting(
+                    "oneOf",
+                    to: branches.withItems(
+                        items.filter { item in
+                            guard item.members.count == 1, let reference = item["$ref"]?.string else { return true }
+                            return kept.insert(reference).inserted
+                        }))
+            }
+        }
         if !isVersion30, let nullable = schema["nullable"], nullable.bool == true {
             note(nullable, "nullable is OpenAPI 3.0's; 3.1 writes type: [..., \"null\"]: read as allowing null")
         }

@@ -252,6 +252,15 @@ struct DocumentRepair {
                             + "written here")
                     response = target.withMembers(target.members)
                 }
+                if ["204", "205", "304"].contains(code) || code.hasPrefix("1"), let content = response["content"],
+                    !content.members.isEmpty
+                {
+                    // Stoplight's exports give each 204 an empty JSON object's schema.
+                    note(
+                        content,
+                        "the \(code) response has content, which HTTP does not let a \(code) carry: read as none")
+                    response = response.removing("content")
+                }
                 guard response.isMapping, response["$ref"] == nil, response["description"] == nil else {
                     return (code, response)
                 }

@@ -186,8 +186,13 @@ final class DocumentSet {
             }
             return try convert(node, file: file, name: name, lines: lines, depth: 0)
         }
+        return try parseYAML(bytes, file: file, name: name)
+    }
+
+    /// YAML text (a flow mapping `{a: 1}` too, which is YAML and not JSON), by YAML 1.2's core types.
+    static func parseYAML(_ bytes: [UInt8], file: Int, name: String) throws(OpenAPIContractError) -> DocumentNode {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw OpenAPIContractError("\(name): not UTF-8 text. OpenAPI documents are JSON or YAML in UTF-8.")
+            throw OpenAPIContractError("\(name): not UTF-8 text. JSON and YAML are read as UTF-8.")
         }
         do {
             guard let root = try Yams.compose(yaml: text, resolver) else {

@@ -88,7 +88,7 @@ struct SchemaGenerator {
             return generate(reference, depth: depth + 1)
         }
         if !schema.allOf.isEmpty || (schema.reference != nil) {
-            return merged(schema, depth: depth)
+            return merged(index, depth: depth)
         }
         if !schema.oneOf.isEmpty || !schema.anyOf.isEmpty {
             let branches = schema.oneOf.isEmpty ? schema.anyOf : schema.oneOf
@@ -98,8 +98,11 @@ struct SchemaGenerator {
                 // Exactly one branch may admit it: where another does too, the next branch that alone admits
                 // its own value.
                 let validator = SchemaValidator(table: table, direction: direction)
+                // A branch whose only complaint is a format admits the value too, for this count: JSON Schema's
+                // validators take formats as notes unless told otherwise, so a value told apart by a format alone
+                // (an int64 beyond 2^63 that a bound asks for) is not told apart to them.
                 func admitted(_ value: SchemaValue) -> Int {
-                    branches.count { validator.validate(value, against: $0, at: "").isEmpty }
+                    branches.count { validator.validate(value, against: $0, at: "").allSatisfy { $0.rule == "format" } }
                 }
                 if admitted(value) != 1 {
                     var found = false
@@ -112,13 +115,23 @@ struct SchemaGenerator {
                     }
                     // Then draws at random from each branch (their lengths and numbers vary).
                     var attempt = 0
-                    while !found, !isOverBudget, attempt < 4 * branches.count {
+                    while !found, !isOverBudget, attempt < 8 * branches.count {
                         let other = branches[attempt % branches.count]
                         attempt += 1
                         var draws = drawing()
                         let candidate = draws.generate(other, depth: depth + 1)
                         spend(draws)
                         if admitted(candidate) == 1 { (branch, value, found) = (other, candidate, true) }
+                    }
+                    // Then an object with one member more, for a branch that takes members it does not name: the
+                    // branches that are closed refuse it (any object `{}` beside a closed object with only
+                    // optional members, which openapi-python-client's fixtures write).
+                    for other in branches where !found && !isOverBudget {
+                        guard case .object(var members) = generate(other, depth: depth + 1),
+                            let extra = extraMember(of: other, besides: members, depth: depth + 1)
+                        else { continue }
+                        members.append(extra)
+                        if admitted(.object(members)) == 1 { (branch, value, found) = (other, .object(members), true) }
                     }
                 }
             }
@@ -127,10 +140,18 @@ struct SchemaGenerator {
                     mapping.first { $0.value == branch || $0.value == table[branch].reference }?.key
                     ?? table[branch].name
                     ?? table[branch].reference.flatMap { table[$0].name }
-                if let name {
+                if let name, value[property] != .string(name) {
                     members.removeAll { $0.0 == property }
                     members.insert((property, .string(name)), at: 0)
-                    value = .object(members)
+                    // The schema's name is the value only when the branch admits it: a branch that fixes its own
+                    // (`type: {enum: [custom]}` beside a schema named `EvalCustomDataSourceConfig`, as OpenAI's
+                    // document writes) keeps the value made from it.
+                    let named = SchemaValue.object(members)
+                    if SchemaValidator(table: table, direction: direction).validate(named, against: branch, at: "")
+                        .isEmpty
+                    {
+                        value = named
+                    }
                 }
             }
             return value
@@ -139,7 +160,8 @@ struct SchemaGenerator {
     }
 
     /// `allOf` (and a `$ref` with siblings): the parts' objects merged, or the first part's value.
-    private mutating func merged(_ schema: Schema, depth: Int) -> SchemaValue {
+    private mutating func merged(_ index: Int, depth: Int) -> SchemaValue {
+        let schema = table[index]
         var members: [(String, SchemaValue)] = []
         var other: SchemaValue?
         let parts = [schema.reference].compactMap { $0 } + schema.allOf
@@ -162,7 +184,47 @@ struct SchemaGenerator {
             }
         }
         if members.isEmpty, let other { return other }
+        // A part that is closed (`additionalProperties: false`) refuses the members the other parts name: they are
+        // left out (each is checked against every part, as JSON Schema does).
+        if let allowed = allowedNames(of: index, depth: 0) {
+            members.removeAll { !allowed.contains($0.0) }
+        }
         return .object(members)
+    }
+
+    /// The member names an object may have under a schema and all its parts (`$ref`, `allOf`), or nil when any
+    /// name may be added: the intersection of what each closed part names.
+    private func allowedNames(of index: Int, depth: Int) -> Set<String>? {
+        guard depth < 16 else { return nil }
+        let schema = table[index]
+        var allowed: Set<String>?
+        if case .forbidden = schema.additional, schema.patternProperties.isEmpty {
+            allowed = Set(schema.properties.map(\.0))
+        }
+        for part in [schema.reference].compactMap({ $0 }) + schema.allOf {
+            guard let names = allowedNames(of: part, depth: depth + 1) else { continue }
+            allowed = allowed.map { $0.intersection(names) } ?? names
+        }
+        return allowed
+    }
+
+    /// A member to add to an object made from `index` that the schema admits and does not name, or nil when it
+    /// names every member it takes.
+    private mutating func extraMember(of index: Int, besides members: [(String, SchemaValue)], depth: Int)
+        -> (String, SchemaValue)?
+    {
+        var schema = table[index]
+        for _ in 0..<16 {
+            guard let reference = schema.reference, schema.properties.isEmpty, schema.allOf.isEmpty else { break }
+            schema = table[reference]
+        }
+        guard allowedNames(of: index, depth: 0) == nil, schema.patternProperties.isEmpty else { return nil }
+        let name = (1...).lazy.map { "extra\($0)" }.first { name in !members.contains { $0.0 == name } } ?? "extra"
+        switch schema.additional {
+        case .forbidden: return nil
+        case .allowed: return (name, .string("value"))
+        case .schema(let additional): return (name, generate(additional, depth: depth + 1))
+        }
     }
 
     private mutating func typed(_ schema: Schema, depth: Int) -> SchemaValue {
@@ -273,11 +335,20 @@ struct SchemaGenerator {
 
     private static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
 
-    private mutating func bounds(_ schema: Schema, step: Double) -> (Double, Double) {
+    /// The schema's bounds, within a format's `range` where some value is in both (else the bounds, which JSON
+    /// Schema asserts, win over the format, which it only notes).
+    private mutating func bounds(_ schema: Schema, step: Double, within range: ClosedRange<Double>? = nil)
+        -> (Double, Double)
+    {
         var low = schema.minimum ?? -.infinity
         var high = schema.maximum ?? .infinity
         if let exclusive = schema.exclusiveMinimum { low = max(low, exclusive + step) }
         if let exclusive = schema.exclusiveMaximum { high = min(high, exclusive - step) }
+        if let range, max(low, range.lowerBound) <= min(high, range.upperBound) {
+            // Only a bound given beyond the range moves: a missing one is made near the other, below.
+            if low.isFinite, low < range.lowerBound { low = range.lowerBound }
+            if high.isFinite, high > range.upperBound { high = range.upperBound }
+        }
         if low == -.infinity && high == .infinity { return (0, 100) }
         // A hundred beyond the one bound given, or a few doubles where a hundred is less than one's spacing.
         if low == -.infinity { low = min(high, 0) - (high <= 0 ? max(100, 4 * high.ulp) : 0) }
@@ -286,7 +357,14 @@ struct SchemaGenerator {
     }
 
     private mutating func integer(_ schema: Schema) -> Double {
-        let (low, high) = bounds(schema, step: 1)
+        // The format's range bounds it too (a minimum of -8e19 beside int64 is -2^63 in effect).
+        let range: ClosedRange<Double>? =
+            switch schema.format {
+            case "int32": -0x1p31...(0x1p31 - 1)
+            case "int64": -0x1p63...0x1p63
+            default: nil
+            }
+        let (low, high) = bounds(schema, step: 1, within: range)
         var first = low.rounded(.up)
         var last = high.rounded(.down)
         // Past 2^53 a bound is the double nearest to it, which may be beyond it (3011186802139305510 is read as
@@ -316,6 +394,11 @@ struct SchemaGenerator {
             }
             var count = (value / divisor).rounded(.up)
             value = multiple(count)
+            // A draw near the top may have no multiple above it within the bounds: the first from the bottom.
+            if value > high {
+                count = (low / divisor).rounded(.up)
+                value = multiple(count)
+            }
             // A multiple whose quotient is whole in floating point too, as validators that divide check it
             // (132020.8 / 0.1 is 1320207.9999999998): the next such one within the bounds, if any.
             for _ in 0..<64 where (value / divisor).rounded() != value / divisor {

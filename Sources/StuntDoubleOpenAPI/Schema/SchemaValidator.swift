@@ -296,10 +296,14 @@ struct SchemaValidator {
                 check(value, branch, location, &found, depth: depth + 1)
                 return
             }
-            report(
-                &found, "discriminator", Self.member(location, property),
-                "\"\(name)\" names none of the schemas (\(mapping.keys.sorted().joined(separator: ", ")))", schema)
-            return
+            // Without a mapping, a value that names no schema may still be the one a branch fixes for itself
+            // (`enum: [custom]`, as OpenAI's document writes): the branches decide, as JSON Schema's `oneOf` does.
+            if !mapping.isEmpty {
+                report(
+                    &found, "discriminator", Self.member(location, property),
+                    "\"\(name)\" names none of the schemas (\(mapping.keys.sorted().joined(separator: ", ")))", schema)
+                return
+            }
         }
         let matching = schema.oneOf.filter { admits(value, $0, at: location, depth: depth + 1) }.count
         if matching == 0 {

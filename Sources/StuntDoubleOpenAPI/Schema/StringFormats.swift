@@ -105,10 +105,32 @@ enum StringFormats {
         return isDate(text[..<separator]) && isTime(text[text.index(after: separator)...])
     }
 
+    /// RFC 5321's mailbox, as JSON Schema's `email` means it: a local part of at most 64 bytes (a dot-atom, or a
+    /// quoted string), `@`, and a host name or an address literal (`[192.0.2.1]`, `[IPv6:2001:db8::1]`).
     private static func isEmail(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !text.contains(" ") else { return false }
-        return parts[1].contains(".") || parts[1] == "localhost"
+        guard let at = text.lastIndex(of: "@") else { return false }
+        let local = text[..<at]
+        let domain = text[text.index(after: at)...]
+        guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
+        if local.hasPrefix("\""), local.hasSuffix("\""), local.count >= 2 {
+            guard local.dropFirst().dropLast().allSatisfy({ $0.isASCII && $0 != "\n" && $0 != "\r" }) else {
+                return false
+            }
+        } else {
+            let atext = "!#$%&'*+-/=?^_`{|}~"
+            let atoms = local.split(separator: ".", omittingEmptySubsequences: false)
+            guard
+                atoms.allSatisfy({ atom in
+                    !atom.isEmpty
+                        && atom.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || atext.contains($0)) }
+                })
+            else { return false }
+        }
+        if domain.hasPrefix("["), domain.hasSuffix("]") {
+            let literal = domain.dropFirst().dropLast()
+            return literal.hasPrefix("IPv6:") ? isIPv6(String(literal.dropFirst(5))) : isIPv4(String(literal))
+        }
+        return isHostname(String(domain))
     }
 
     private static func isURI(_ text: String) -> Bool {

@@ -23,6 +23,24 @@ enum MediaTypes {
         name == "application/json" || name.hasSuffix("+json") || name == "*/*" || name == "application/*"
     }
 
+    /// YAML's names (`application/yaml` and the older `application/x-yaml`, `text/yaml`, `text/x-yaml`,
+    /// `text/yml`) and its kin (`+yaml`, as Kubernetes' `application/apply-patch+yaml`), whose bodies are read as
+    /// YAML.
+    static func isYAML(_ name: String) -> Bool {
+        switch name {
+        case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/yml", "text/vnd.yaml",
+            "application/yml":
+            true
+        default: name.hasSuffix("+yaml")
+        }
+    }
+
+    /// Media types whose bodies are parsed into a value (JSON, YAML, forms): an empty body is none of their
+    /// values, where an empty file or text is.
+    static func isStructured(_ name: String) -> Bool {
+        isJSON(name) || isYAML(name) || name == "application/x-www-form-urlencoded"
+    }
+
     /// The document's media type for a request's `Content-Type`: exact, then `type/*`, then `*/*`.
     static func best(for contentType: String, among contents: [ContractOperation.MediaType])
         -> ContractOperation.MediaType?
@@ -36,10 +54,10 @@ enum MediaTypes {
 
     /// A body read as its media type says, for its schema to check.
     enum DecodedBody {
-        /// The body as a value: JSON, a form's fields (`application/x-www-form-urlencoded`), or text.
+        /// The body as a value: JSON, YAML, a form's fields (`application/x-www-form-urlencoded`), or text.
         case value(SchemaValue)
-        /// The body is not the JSON its media type promises: the violation says where it breaks.
-        case notJSON(OpenAPIViolation)
+        /// The body is not the JSON or YAML its media type promises: the violation says where it breaks.
+        case malformed(OpenAPIViolation)
         /// A media type whose bytes are not read (multipart, binary ...): only its content type is checked.
         case unread
     }
@@ -50,18 +68,34 @@ enum MediaTypes {
     ///   - name: The media type's essence (`application/json`).
     ///   - media: The document's media type it matched, whose location a violation names.
     ///   - table: The document's schemas, for a form's fields.
-    /// - Returns: The value for the schema to check, the violation of a body that is not JSON, or `.unread`.
+    /// - Returns: The value for the schema to check, the violation of a body that is not the JSON or YAML it says
+    ///   it is, or `.unread`.
     static func decode(_ body: Data, as name: String, _ media: ContractOperation.MediaType, table: SchemaTable)
         -> DecodedBody
     {
+        // A body that a wildcard (`*/*`, `application/*`) took in a media type other than JSON or YAML is written
+        // in a way the document does not say (an object as XML, as text, as a form): only its content type is
+        // checked. (`text/*` takes text, whose value is the text.)
+        if media.name.contains("*"), media.name != "text/*", !isJSON(name), !isYAML(name) { return .unread }
         if isJSON(name) {
             do {
                 return .value(try SchemaValue.parse(body))
             } catch {
-                return .notJSON(
+                return .malformed(
                     OpenAPIViolation(
                         rule: "json", location: "body",
                         message: "not JSON: \(error.reason) at \(LineTable(Array(body)).position(of: error.offset))",
+                        documentLocation: media.location))
+            }
+        }
+        if isYAML(name) {
+            do {
+                return .value(try DocumentSet.parseYAML(Array(body), file: 0, name: "body").value)
+            } catch {
+                return .malformed(
+                    OpenAPIViolation(
+                        // The parser's message starts with the name it was given: "body: not valid YAML: ...".
+                        rule: "yaml", location: "body", message: String(error.message.trimmingPrefix("body: ")),
                         documentLocation: media.location))
             }
         }

@@ -177,7 +177,14 @@ extension OpenAPIContract {
     {
         let body = request.body ?? Data()
         guard let spec = operation.body else { return (400, []) }
-        if body.isEmpty {
+        let contentType = request.headers[.contentType] ?? ""
+        // A required body sent empty is one when its Content-Type names a media type whose values include nothing:
+        // an empty file (`application/octet-stream`) or text. An empty JSON, YAML or form body is no body at all,
+        // and an optional body sent empty is taken as not sent.
+        let isEmptyValue =
+            spec.isRequired && !contentType.isEmpty && !MediaTypes.isStructured(MediaTypes.essence(contentType))
+            && MediaTypes.best(for: contentType, among: spec.contents) != nil
+        if body.isEmpty, !isEmptyValue {
             guard spec.isRequired else { return (400, []) }
             return (
                 400,
@@ -188,7 +195,6 @@ extension OpenAPIContract {
                 ]
             )
         }
-        let contentType = request.headers[.contentType] ?? ""
         guard let media = MediaTypes.best(for: contentType, among: spec.contents) else {
             let accepted = spec.contents.map(\.name).joined(separator: ", ")
             return (
@@ -208,7 +214,7 @@ extension OpenAPIContract {
         let value: SchemaValue
         switch MediaTypes.decode(body, as: mediaName, media, table: schemas) {
         case .value(let decoded): value = decoded
-        case .notJSON(let violation): return (400, [violation])
+        case .malformed(let violation): return (400, [violation])
         // multipart, binary and other types: the content type was checked; the bytes are not read.
         case .unread: return (422, [])
         }

@@ -93,7 +93,7 @@ extension OpenAPIContract {
         let name = MediaTypes.essence(contentType)
         switch MediaTypes.decode(body, as: name, media, table: schemas) {
         case .value(let value): return violations + validator.validate(value, against: schema, at: "body")
-        case .notJSON(let violation): return violations + [violation]
+        case .malformed(let violation): return violations + [violation]
         case .unread: return violations
         }
     }

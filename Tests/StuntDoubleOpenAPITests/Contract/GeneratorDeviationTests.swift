@@ -201,4 +201,218 @@ struct GeneratorDeviationTests {
                 """)
         #expect(smithy.deviations.isEmpty, "valid JSON Schema: \(smithy.deviations)")
     }
+
+    static let surveyAnswers = """
+        openapi: 3.1.0
+        info: {title: T, version: '1'}
+        paths:
+          /evals/{id}:
+            get:
+              parameters:
+                - {name: id, in: path, required: true, schema: {type: string}}
+              responses:
+                '200':
+                  description: ok
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [source, models, union]
+                        properties:
+                          source:
+                            anyOf:
+                              - $ref: '#/components/schemas/EvalCustomDataSourceConfig'
+                              - $ref: '#/components/schemas/EvalLogsDataSourceConfig'
+                            discriminator: {propertyName: type}
+                          models: {$ref: '#/components/schemas/Extended'}
+                          union:
+                            oneOf:
+                              - {$ref: '#/components/schemas/FreeForm'}
+                              - {$ref: '#/components/schemas/Closed'}
+          /console:
+            get:
+              responses:
+                '101': {description: Switching to a WebSocket}
+                4XX:
+                  description: refused
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [message]
+                        properties: {message: {type: string}}
+        components:
+          schemas:
+            EvalCustomDataSourceConfig:
+              type: object
+              required: [type, schema]
+              properties:
+                type: {type: string, enum: [custom]}
+                schema: {type: object}
+            EvalLogsDataSourceConfig:
+              type: object
+              required: [type]
+              properties:
+                type: {type: string, const: logs}
+            Closed:
+              type: object
+              additionalProperties: false
+              properties:
+                name: {type: string}
+            Aliased:
+              allOf: [{$ref: '#/components/schemas/Closed'}]
+            Extended:
+              allOf:
+                - {$ref: '#/components/schemas/Aliased'}
+                - type: object
+                  properties:
+                    fromExtended: {type: string}
+            FreeForm: {type: object}
+        """
+
+    /// What the survey's answers broke, seen as a JSON Schema validator sees them: a discriminator's value that its
+    /// branch fixes itself (OpenAI), an `allOf` with a closed part (openapi-python-client), a `oneOf` of an open and
+    /// a closed object, and an operation that documents only a WebSocket's `101` and its errors (Dropshot).
+    @Test func answersKeepToWhatTheSurveyBroke() throws {
+        let contract = try OpenAPIContract(text: Self.surveyAnswers)
+        for dynamic in [false, true] {
+            let stubber = HTTPStubber()
+            stubber.load(contract, answering: OpenAPIAnswering(isDynamic: dynamic))
+            for round in 0..<(dynamic ? 8 : 1) {
+                let sent = try request(.get, "http://h/evals/\(round)")
+                let plan = try stubber.response(for: sent)
+                let body = try #require(plan.json as? [String: Any], "\(plan.text)")
+                let source = try #require(body["source"] as? [String: Any], "\(plan.text)")
+                #expect(["custom", "logs"].contains(source["type"] as? String), "the branch's own value: \(plan.text)")
+                let models = try #require(body["models"] as? [String: Any], "\(plan.text)")
+                #expect(models["fromExtended"] == nil, "the closed part refuses it: \(plan.text)")
+                let union = try #require(body["union"] as? [String: Any], "\(plan.text)")
+                #expect(union.keys.contains { $0 != "name" }, "only the open branch may admit it: \(plan.text)")
+                #expect(Self.rules(contract, brokenBy: plan.text, answering: sent).isEmpty, "\(plan.text)")
+            }
+            let console = try stubber.response(for: try request(.get, "http://h/console"))
+            #expect(console.status == 400, "a 1xx cannot end an answer: \(console.text)")
+            #expect((console.json as? [String: Any])?["message"] is String, "\(console.text)")
+        }
+        let stubber = HTTPStubber()
+        stubber.load(contract)
+        let named = try stubber.response(for: try request(.get, "http://h/console", headers: ["Prefer": "code=101"]))
+        #expect(named.status == 400)
+        #expect(named.text.contains("informational"), "\(named.text)")
+    }
+
+    static let requestBodies = """
+        openapi: 3.0.3
+        info: {title: T, version: '1'}
+        paths:
+          /apply:
+            patch:
+              requestBody:
+                required: true
+                content:
+                  application/apply-patch+yaml:
+                    schema: {$ref: '#/components/schemas/Patch'}
+                  '*/*':
+                    schema: {$ref: '#/components/schemas/Patch'}
+              responses: {'200': {description: applied}}
+          /payload:
+            put:
+              requestBody:
+                required: true
+                content:
+                  application/octet-stream:
+                    schema: {type: string, format: binary}
+                  application/json:
+                    schema: {type: object}
+              responses: {'200': {description: stored}}
+        components:
+          schemas:
+            Patch:
+              type: object
+              required: [kind]
+              properties:
+                kind: {type: string}
+                replicas: {type: integer}
+        """
+
+    /// From the survey's requests: Kubernetes' YAML bodies (`application/apply-patch+yaml`, and `text/yml` sent to
+    /// a `*/*` body) are read as YAML, and an empty file is a body (Smithy's required `application/octet-stream`).
+    @Test func yamlBodiesAreReadAsYAMLAndAnEmptyFileIsABody() throws {
+        let contract = try OpenAPIContract(text: Self.requestBodies)
+        func rules(_ method: HTTPMethod, _ path: String, _ type: String?, _ body: String) throws -> [String] {
+            let headers = type.map { ["Content-Type": $0] } ?? [:]
+            return contract.violations(of: try request(method, "http://h\(path)", headers: headers, body: body))
+                .map(\.rule)
+        }
+        #expect(try rules(.patch, "/apply", "application/apply-patch+yaml", "kind: Deployment\nreplicas: 3\n").isEmpty)
+        #expect(try rules(.patch, "/apply", "text/yml", "{kind: Deployment}").isEmpty, "a flow mapping is YAML")
+        #expect(try rules(.patch, "/apply", "application/yaml", "replicas: three\n") == ["required", "type"])
+        #expect(try rules(.patch, "/apply", "application/x-yaml", "kind: [unclosed\n") == ["yaml"])
+        // `*/*` says nothing of how an object is written as XML or as text: only JSON and YAML bodies are read.
+        #expect(try rules(.patch, "/apply", "text/xml", "<patch><replicas>3</replicas></patch>").isEmpty)
+        #expect(try rules(.patch, "/apply", "text/plain", "kind=Deployment").isEmpty)
+        #expect(try rules(.patch, "/apply", "application/json", #"{"replicas": 3}"#) == ["required"])
+        #expect(try rules(.patch, "/apply", "text/vnd.yaml", "replicas: 3\n") == ["required"])
+        #expect(try rules(.put, "/payload", "application/octet-stream", "").isEmpty, "an empty file")
+        #expect(try rules(.put, "/payload", "application/json", "") == ["requestBody.required"])
+        #expect(try rules(.put, "/payload", nil, "") == ["requestBody.required"])
+    }
+
+    /// What no answer can keep to, from the survey: `required` naming a member twice (OpenAI's containers), a
+    /// `oneOf` listing the same schema twice, which no value can match exactly once (openapi-python-client's
+    /// fixtures), and content for a 204 (Stoplight's exports). Each is read as meant, as a deviation at its line.
+    @Test func namesAndBranchesListedTwiceAreReadOnce() throws {
+        let text = """
+            openapi: 3.1.0
+            info: {title: T, version: '1'}
+            paths:
+              /containers:
+                get:
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema:
+                            oneOf:
+                              - $ref: '#/components/schemas/Container'
+                              - $ref: '#/components/schemas/Container'
+                delete:
+                  responses:
+                    '204':
+                      description: gone
+                      content:
+                        application/json:
+                          schema: {type: object, properties: {}}
+            components:
+              schemas:
+                Container:
+                  type: object
+                  required: [id, name, id]
+                  properties: {id: {type: string}, name: {type: string}}
+            """
+        let contract = try OpenAPIContract(text: text)
+        let deviations = contract.deviations.map { "\($0.location.line): \($0.message)" }
+        #expect(
+            deviations.contains(
+                "13: oneOf lists #/components/schemas/Container more than once, so no value can match exactly one branch: read once"
+            ), "\(deviations)")
+        #expect(deviations.contains("26: required lists id more than once: read once"), "\(deviations)")
+        #expect(
+            deviations.contains("20: the 204 response has content, which HTTP does not let a 204 carry: read as none"),
+            "\(deviations)")
+        let stubber = HTTPStubber()
+        stubber.load(contract)
+        let deleted = try stubber.response(for: try request(.delete, "http://h/containers"))
+        #expect(deleted.status == 204)
+        #expect(deleted.body.isEmpty)
+        #expect(
+            contract.violations(
+                ofResponse: 204, headers: [:], body: Data(), to: try request(.delete, "http://h/containers")
+            ).isEmpty)
+        let sent = try request(.get, "http://h/containers")
+        #expect(Self.rules(contract, brokenBy: #"{"id": "a", "name": "b"}"#, answering: sent).isEmpty)
+        #expect(Self.rules(contract, brokenBy: #"{"id": "a"}"#, answering: sent) == ["required"])
+        #expect(throws: OpenAPIContractError.self) { try OpenAPIContract(text: text, deviations: .refuse) }
+    }
 }

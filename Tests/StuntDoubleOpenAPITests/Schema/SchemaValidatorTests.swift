@@ -68,6 +68,16 @@ import Testing
     ]
 
     static let strings: [Case] = [
+        Case(schema: #"{"format": "email"}"#, value: #""ana.b+tag@mail.example.com""#, broken: []),
+        Case(schema: #"{"format": "email"}"#, value: #""ops@[192.0.2.1]""#, broken: []),
+        Case(schema: #"{"format": "email"}"#, value: #""\"a b\"@example.com""#, broken: []),
+        // RFC 5321: a local part of at most 64 bytes (Stoplight's export had a 70-byte one in an example).
+        Case(
+            schema: #"{"format": "email"}"#, value: "\"\(String(repeating: "a", count: 65))@example.com\"",
+            broken: ["format"]),
+        Case(schema: #"{"format": "email"}"#, value: #""a..b@example.com""#, broken: ["format"]),
+        Case(schema: #"{"format": "email"}"#, value: #""a@-example.com""#, broken: ["format"]),
+        Case(schema: #"{"format": "email"}"#, value: #""no-at.example.com""#, broken: ["format"]),
         Case(schema: #"{"minLength": 2}"#, value: #""ab""#, broken: []),
         Case(schema: #"{"minLength": 2}"#, value: #""a""#, broken: ["minLength"]),
         Case(schema: #"{"minLength": 2}"#, value: #""💩""#, broken: ["minLength"]),  // one code point
