@@ -261,43 +261,44 @@ extension DocumentRepair {
             schema = schema.setting(key, to: branches.withItems(items.filter { !isNullType($0) }))
                 .setting("nullable", to: .bool(true, at: null))
         }
-        if let required = schema["required"], case .sequence(let names) = required.kind {
+        if let required = schema["required"], case .sequence(let names) = required.kind,
+            case (let kept, let twice) = Self.onceEach(names, by: \.string), !twice.isEmpty
+        {
             // Names listed twice (OpenAI's document repeats five): JSON Schema wants each once.
-            var seen: Set<String> = []
-            let twice = names.compactMap(\.string).filter { !seen.insert($0).inserted }
-            if !twice.isEmpty {
-                note(
-                    required, "required lists \(Set(twice).sorted().joined(separator: ", ")) more than once: read once")
-                var kept: Set<String> = []
-                schema = schema.setting(
-                    "required",
-                    to: required.withItems(names.filter { $0.string.map { kept.insert($0).inserted } ?? true }))
-            }
+            note(required, "required lists \(twice.joined(separator: ", ")) more than once: read once")
+            schema = schema.setting("required", to: required.withItems(kept))
         }
-        if let branches = schema["oneOf"], case .sequence(let items) = branches.kind {
-            // The same $ref twice (openapi-python-client's fixtures): every value matches both, so none can match
-            // exactly one. Read once, the schema means what its writer meant.
-            var seen: Set<String> = []
-            let twice = items.compactMap { $0.members.count == 1 ? $0["$ref"]?.string : nil }
-                .filter { !seen.insert($0).inserted }
-            if !twice.isEmpty {
-                note(
-                    branches,
-                    "oneOf lists \(Set(twice).sorted().joined(separator: ", ")) more than once, so no value can match "
-                        + "exactly one branch: read once")
-                var kept: Set<String> = []
-                schema = schema.setting(
-                    "oneOf",
-                    to: branches.withItems(
-                        items.filter { item in
-                            guard item.members.count == 1, let reference = item["$ref"]?.string else { return true }
-                            return kept.insert(reference).inserted
-                        }))
-            }
+        // The same $ref twice (openapi-python-client's fixtures): every value matches both, so none can match
+        // exactly one. Read once, the schema means what its writer meant.
+        if let branches = schema["oneOf"], case .sequence(let items) = branches.kind,
+            case (let kept, let twice) = Self.onceEach(items, by: { $0.members.count == 1 ? $0["$ref"]?.string : nil }),
+            !twice.isEmpty
+        {
+            note(
+                branches,
+                "oneOf lists \(twice.joined(separator: ", ")) more than once, so no value can match exactly one branch: "
+                    + "read once")
+            schema = schema.setting("oneOf", to: branches.withItems(kept))
         }
         if !isVersion30, let nullable = schema["nullable"], nullable.bool == true {
             note(nullable, "nullable is OpenAPI 3.0's; 3.1 writes type: [..., \"null\"]: read as allowing null")
         }
         return schema
+    }
+
+    /// The items with each key once (the first kept; items without a key all kept), and the keys listed more than
+    /// once, sorted.
+    private static func onceEach(_ items: [DocumentNode], by key: (DocumentNode) -> String?) -> (
+        kept: [DocumentNode], twice: [String]
+    ) {
+        var seen: Set<String> = []
+        var twice: Set<String> = []
+        let kept = items.filter { item in
+            guard let key = key(item) else { return true }
+            if seen.insert(key).inserted { return true }
+            twice.insert(key)
+            return false
+        }
+        return (kept, twice.sorted())
     }
 }

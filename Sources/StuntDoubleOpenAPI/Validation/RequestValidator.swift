@@ -181,10 +181,10 @@ extension OpenAPIContract {
         // A required body sent empty is one when its Content-Type names a media type whose values include nothing:
         // an empty file (`application/octet-stream`) or text. An empty JSON, YAML or form body is no body at all,
         // and an optional body sent empty is taken as not sent.
-        let isEmptyValue =
-            spec.isRequired && !contentType.isEmpty && !MediaTypes.isStructured(MediaTypes.essence(contentType))
-            && MediaTypes.best(for: contentType, among: spec.contents) != nil
-        if body.isEmpty, !isEmptyValue {
+        if body.isEmpty,
+            !(spec.isRequired && !contentType.isEmpty && !MediaTypes.isStructured(MediaTypes.essence(contentType))
+                && MediaTypes.best(for: contentType, among: spec.contents) != nil)
+        {
             guard spec.isRequired else { return (400, []) }
             return (
                 400,
