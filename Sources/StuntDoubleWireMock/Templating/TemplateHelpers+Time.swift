@@ -274,6 +274,13 @@ final class DateFormats: Sendable {
     /// such a character (`Incorrect range CFRange`, found by FuzzTemplate), so those texts are answered nil here.
     func parse(_ text: String, pattern: String) -> Date? {
         guard text.unicodeScalars.count == text.count else { return nil }
+        // ICU's parser divides by zero on a field of a hundred digits (a fraction of seconds, found by
+        // FuzzTemplate); no date field is longer than yyyyMMddHHmmssSSS's 17.
+        var run = 0
+        for character in text.utf8 {
+            run = character >= UInt8(ascii: "0") && character <= UInt8(ascii: "9") ? run + 1 : 0
+            if run > 18 { return nil }
+        }
         return formatters.withLock { formatters in
             Self.formatter(
                 key: "p\u{0}\(pattern)", zone: TimeZone(identifier: "UTC")!, locale: nil, in: &formatters.byKey
