@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "StuntDoubleTargets", targets: ["StuntDoubleTargets"]),
         .library(name: "StuntDoubleServer", targets: ["StuntDoubleServer"]),
         .library(name: "StuntDoubleOpenAPI", targets: ["StuntDoubleOpenAPI"]),
+        .library(name: "StuntDoubleAsyncHTTPClient", targets: ["StuntDoubleAsyncHTTPClient"]),
         .executable(name: "stuntdouble", targets: ["StuntDoubleCommand"]),
     ],
     dependencies: [
@@ -76,6 +77,18 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
+        // AsyncHTTPClient answered in process: a product of its own, so that only those who call AsyncHTTPClient
+        // compile it.
+        .target(
+            name: "StuntDoubleAsyncHTTPClient",
+            dependencies: [
+                "StuntDouble",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "StuntDoubleOpenAPI",
             dependencies: [
@@ -133,6 +146,16 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Documents")]
+        ),
+        .testTarget(
+            name: "StuntDoubleAsyncHTTPClientTests",
+            dependencies: [
+                // The server plays the same faults to a real HTTPClient: the errors the stub client must report.
+                "StuntDoubleAsyncHTTPClient", "StuntDouble", "StuntDoubleServer", "StuntDoubleWireMock", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "StuntDoubleServerTests",

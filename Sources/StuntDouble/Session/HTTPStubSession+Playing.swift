@@ -57,7 +57,7 @@ extension HTTPStubSession {
         }
         do {
             let incoming = try HTTPIncomingRequest(request)
-            let (decision, entry) = stubber.decide(incoming, via: .stubSession, received: start)
+            let (decision, entry) = stubber.decide(incoming, via: settings.path, received: start)
             return Exchange(start: start, timeout: timeout, state: .decided(incoming, decision, entry: entry))
         } catch {
             return Exchange(start: start, timeout: timeout, state: .refused(error))
@@ -66,10 +66,27 @@ extension HTTPStubSession {
 
     /// Who takes a final response's head and each chunk of its body when they are due (``stream(for:)``),
     /// rather than the body whole at the end.
-    struct Receiver: Sendable {
-        let head: @Sendable (URLResponse) -> Void
-        let chunk: @Sendable (Data) -> Void
+    package struct Receiver: Sendable {
+        /// Takes the head, when it is due.
+        package let head: @Sendable (URLResponse) -> Void
+        /// Takes a part of the body, when it is due.
+        package let chunk: @Sendable (Data) -> Void
+        /// Takes a stubbed response as planned, just before its head is delivered: its fields as written (a
+        /// field given twice stays two fields) and its reason phrase, which `URLResponse` does not keep.
+        var planned: (@Sendable (HTTPResponsePlan.Response) -> Void)? = nil
+        /// Fetches what goes to the network (a pass-through, a recording, a proxying stub) with another client
+        /// than URLSession: it hands the head and each part to the receiver, and returns the whole body, the
+        /// response and when each part came.
+        var relay: Relay? = nil
+        /// The error a stubbed failure (a fault, a stubbed error) is delivered as, when it is not the plan's own.
+        var failure: (@Sendable (HTTPResponsePlan) -> any Error)? = nil
     }
+
+    /// A client that fetches a request from the network for a ``Receiver``.
+    package typealias Relay =
+        @Sendable (URLRequest, Receiver) async throws -> (
+            Data, URLResponse, [HTTPRecordedExchange.Arrival]
+        )
 
     /// Plays a received request's answer: performs the steps of its `ExchangeTimeline` at their times (waits,
     /// redirects, relays, the timeout). The journal entries of redirects are completed here; the last one is
@@ -87,9 +104,11 @@ extension HTTPStubSession {
         /// The head of a final response: `nil` to go on, or how the exchange ended (the plan's error).
         func head(_ plan: HTTPResponsePlan) -> Played? {
             guard let response = plan.response else {
-                return played(.failure(plan.error ?? URLError(.unknown), absence: plan.absence))
+                let error = receiver?.failure?(plan) ?? plan.error ?? URLError(.unknown)
+                return played(.failure(error, absence: plan.absence))
             }
             settings.cookies.store(response, for: request.url)
+            receiver?.planned?(response)
             return nil
         }
         /// The end of a final response: the body, handed over whole.
@@ -124,6 +143,12 @@ extension HTTPStubSession {
                 // path's relay, which keeps no cache either).
                 let session = recording == nil ? networkSession() : NetworkRelay.session
                 do {
+                    if let receiver, let relay = receiver.relay {
+                        let (data, response, arrivals) = try await relay(relayed.urlRequest, receiver)
+                        recording?.add(
+                            relayed, response: response as? HTTPURLResponse, body: data, error: nil, arrivals: arrivals)
+                        return played(.success(data, response, absence: nil))
+                    }
                     if receiver != nil || recording != nil {
                         // Streamed: a caller of stream(for:) gets each part as it comes, and a recording when.
                         let (data, response, arrivals) = try await Self.relay(relayed.urlRequest, to: receiver)
@@ -139,6 +164,10 @@ extension HTTPStubSession {
                 }
             case .forward(let forwarded, _):
                 do {
+                    if let receiver, let relay = receiver.relay {
+                        let (data, response, _) = try await relay(forwarded, receiver)
+                        return played(.success(data, response, absence: nil))
+                    }
                     let (data, response) = try await NetworkRelay.session.data(for: forwarded)
                     return played(.success(data, response, absence: nil))
                 } catch {
@@ -153,7 +182,7 @@ extension HTTPStubSession {
                         entry, after: .now - entryStart, error: nil, statusCode: plan.response?.statusCode.rawValue)
                     request = nextRequest
                     entryStart = .now
-                    let (decision, number) = stubber.decide(nextRequest, via: .stubSession)
+                    let (decision, number) = stubber.decide(nextRequest, via: settings.path)
                     entry = number
                     timeline.schedule(decision, for: nextRequest, hop: hop + 1, at: next.time)
                 case .fail(let error):

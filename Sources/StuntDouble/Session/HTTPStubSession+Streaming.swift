@@ -24,6 +24,16 @@ extension HTTPStubSession {
     /// - Returns: The parts of the body, in order, and the response.
     /// - Throws: As ``data(for:delegate:)`` does, when the request fails before its head.
     public func stream(for request: URLRequest) async throws -> (body: Body, response: URLResponse) {
+        try await stream(for: request, planned: nil, relay: nil, failure: nil)
+    }
+
+    /// ``stream(for:)``, with a stubbed response handed to `planned` before its head, what goes to the
+    /// network fetched by `relay` (by URLSession when `nil`), and a stubbed failure delivered as `failure`'s
+    /// error (the plan's own when `nil`).
+    package func stream(
+        for request: URLRequest, planned: (@Sendable (HTTPResponsePlan.Response) -> Void)? = nil,
+        relay: Relay? = nil, failure: (@Sendable (HTTPResponsePlan) -> any Error)? = nil
+    ) async throws -> (body: Body, response: URLResponse) {
         guard !Task.isCancelled else { throw Self.cancelled(request.url) }
         let exchange = receive(request)
         let (body, parts) = AsyncThrowingStream<Data, any Error>.makeStream()
@@ -39,7 +49,8 @@ extension HTTPStubSession {
             chunk: { part in
                 delivered.withLock { $0 += part.count }
                 parts.yield(part)
-            })
+            },
+            planned: planned, relay: relay, failure: failure)
         let player = Task {
             let played = await play(exchange, receiver: receiver)
             let headWasSent = headSent.withLock { $0 }

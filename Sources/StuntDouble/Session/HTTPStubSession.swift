@@ -43,6 +43,8 @@ public final class HTTPStubSession: URLSessionProtocol, AsyncURLSessionProtocol,
         let timeout: Double
         let additionalHeaders: [(name: String, value: String)]
         let cookies: CookieJar
+        /// The delivery path the journal names.
+        let path: HTTPDeliveryPath
     }
 
     /// The `URLSession` that fetches the requests the stubber lets through, made when the first one comes.
@@ -58,9 +60,22 @@ public final class HTTPStubSession: URLSessionProtocol, AsyncURLSessionProtocol,
     ///   - configuration: The configuration whose timeout, additional headers and cookie settings apply;
     ///     `.ephemeral` by default (its own cookie storage, so that tests do not share cookies).
     ///   - delegateQueue: The queue for completion handlers, or `nil` for a serial queue of the session's own.
-    public init(
+    public convenience init(
         stubber: HTTPStubber = .current, configuration: URLSessionConfiguration = .ephemeral,
         delegateQueue: OperationQueue? = nil
+    ) {
+        self.init(stubber: stubber, configuration: configuration, delegateQueue: delegateQueue, path: .stubSession)
+    }
+
+    /// Creates a session for another delivery path (a client of its own kind that plays its requests here).
+    /// - Parameters:
+    ///   - stubber: The stubber that answers.
+    ///   - configuration: The configuration whose timeout, additional headers and cookie settings apply.
+    ///   - delegateQueue: The queue for completion handlers, or `nil` for a serial queue of the session's own.
+    ///   - path: The delivery path the journal names.
+    package init(
+        stubber: HTTPStubber, configuration: URLSessionConfiguration, delegateQueue: OperationQueue?,
+        path: HTTPDeliveryPath
     ) {
         self.stubber = stubber
         let timeout = configuration.timeoutIntervalForRequest
@@ -70,7 +85,7 @@ public final class HTTPStubSession: URLSessionProtocol, AsyncURLSessionProtocol,
         }
         settings = Settings(
             timeout: timeout > 0 ? timeout : 60, additionalHeaders: headers.sorted { $0.0 < $1.0 },
-            cookies: CookieJar(configuration))
+            cookies: CookieJar(configuration), path: path)
         if let delegateQueue {
             self.delegateQueue = delegateQueue
         } else {
