@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "StuntDoubleServer", targets: ["StuntDoubleServer"]),
         .library(name: "StuntDoubleOpenAPI", targets: ["StuntDoubleOpenAPI"]),
         .library(name: "StuntDoubleAsyncHTTPClient", targets: ["StuntDoubleAsyncHTTPClient"]),
+        .library(name: "StuntDoubleGraphQL", targets: ["StuntDoubleGraphQL"]),
         .executable(name: "stuntdouble", targets: ["StuntDoubleCommand"]),
     ],
     dependencies: [
@@ -36,6 +37,9 @@ let package = Package(
         // external loading is asynchronous and slow to build; $refs across files are resolved here instead.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
+        // StuntDoubleGraphQL: queries parsed by a maintained GraphQL parser (its only dependency is
+        // swift-collections), in a product of its own.
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
     ],
     targets: [
         // Foundation only, and nothing that runs before it is asked: a process that links StuntDouble (an app that
@@ -89,6 +93,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // GraphQL operations matched as GraphQL: only those who match GraphQL compile GraphQLSwift.
+        .target(
+            name: "StuntDoubleGraphQL",
+            dependencies: ["StuntDouble", "StuntDoubleWireMock", .product(name: "GraphQL", package: "GraphQL")]
+        ),
         .target(
             name: "StuntDoubleOpenAPI",
             dependencies: [
@@ -103,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "StuntDoubleCommand",
             dependencies: [
-                "StuntDoubleServer", "StuntDouble", "StuntDoubleWireMock", "StuntDoubleOpenAPI",
+                "StuntDoubleServer", "StuntDouble", "StuntDoubleWireMock", "StuntDoubleOpenAPI", "StuntDoubleGraphQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -155,6 +164,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "StuntDoubleGraphQLTests",
+            dependencies: [
+                "StuntDoubleGraphQL", "StuntDouble", "StuntDoubleWireMock", "StuntDoubleServer", "TestSupport",
             ]
         ),
         .testTarget(

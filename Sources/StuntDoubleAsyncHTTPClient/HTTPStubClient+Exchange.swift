@@ -81,8 +81,13 @@ extension HTTPStubClient {
                         try await Task.sleep(for: .seconds(HTTPStubClient.seconds(until: deadline)))
                         return nil
                     }
-                    defer { group.cancelAll() }
-                    guard let first = try await group.next(), let head = first else {
+                    let first = try await group.next()
+                    group.cancelAll()
+                    guard let first, let head = first else {
+                        // The deadline came first. A head that came meanwhile is not delivered: its stub stops.
+                        while let late = try? await group.next() {
+                            late?.0.cancel()
+                        }
                         throw HTTPClientError.deadlineExceeded
                     }
                     return head

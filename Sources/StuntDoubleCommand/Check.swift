@@ -69,13 +69,14 @@ struct Check: AsyncParsableCommand {
                 // As `serve` reads them: a stub server sends webhooks.
                 let files = StubFiles(
                     root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: .refuse,
-                    templating: .local, sendsWebhooks: true)
+                    templating: .local, sendsWebhooks: true, extensions: StubFileExtension.shipped)
                 diagnostics += files.diagnostics
                 if let contract { diagnostics += files.violations(against: contract) }
                 fileCount += files.files.count
                 mappingCount += files.mappingCount + files.messageMappingCount
             } else {
-                let (found, specs) = StubFiles.read(files: [path], sendsWebhooks: true)
+                let (found, specs) = StubFiles.read(
+                    files: [path], sendsWebhooks: true, extensions: StubFileExtension.shipped)
                 diagnostics += found
                 if let contract { diagnostics += contract.violations(ofMappings: specs) }
                 fileCount += 1

@@ -126,6 +126,7 @@ struct Redaction: ParsableArguments {
     /// Recording options with these redactions added to the defaults.
     var options: HTTPRecording.Options {
         var options = HTTPRecording.Options()
+        options.extensions = StubFileExtension.shipped
         options.redactedHeaders.formUnion(headers)
         options.redactedQueryParameters = Set(queryParameters)
         options.redactedJSONFields = Set(jsonFields)

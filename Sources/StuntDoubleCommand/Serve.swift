@@ -224,6 +224,7 @@ struct Serve: AsyncParsableCommand {
         journal.apply(to: &configuration)
         configuration.proxiesAdminRequests = proxyAdmin
         configuration.unsupportedStubFeatures = strict ? .refuse : .answerWithError
+        configuration.stubFileExtensions = StubFileExtension.shipped
         var now: @Sendable () -> Date = { Date() }
         if let templateTime {
             guard let fixed = ISO8601DateFormatter().date(from: templateTime) else {

@@ -109,6 +109,9 @@ extension HTTPStubServer {
         /// default; every one with `StubFiles.ResponseTemplating.global`), and the clock and random source
         /// their rendering reads.
         public var responseTemplating = StubFiles.ResponseTemplating.local
+        /// The custom matchers (`customMatcher`) mappings may name, from files or the admin API:
+        /// `[StubFileExtension.graphQL]` with StuntDoubleGraphQL (`stuntdouble serve` has it). None by default.
+        public var stubFileExtensions: [StubFileExtension] = []
         /// Whether answers are gzipped for clients that accept it, as WireMock gzips them (`stuntdouble serve`
         /// does, unless `--disable-gzip`; off by default here, where tests read bodies as stubbed): a stub's body of
         /// 32 bytes or more, to a `GET`, `POST`, `PUT`, `PATCH` or `DELETE` whose `Accept-Encoding` names `gzip`,

@@ -82,7 +82,7 @@ final class ServerCore: Sendable {
             sendTimeout: TimeAmount(configuration.sendTimeout), opensTunnels: configuration.browserProxying != nil)
         store = MappingStore(
             stubber: stubber, unsupportedFeatures: configuration.unsupportedStubFeatures,
-            templating: configuration.responseTemplating)
+            templating: configuration.responseTemplating, extensions: configuration.stubFileExtensions)
     }
 
     var logger: Logger { configuration.logger }

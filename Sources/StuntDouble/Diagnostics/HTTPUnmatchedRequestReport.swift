@@ -89,6 +89,9 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
     public let problems: [HTTPStubberError]
     /// The stub whose matching was stopped, when that is why the request failed.
     public let stoppedMatchers: [StoppedMatcher]
+    /// What the closest stubs' matchers read in the request beyond its method, URL, headers and body, as
+    /// `label: text` (a GraphQL request's operation: `graphql: query Hero, variables {"id":"1"}`).
+    public let requestSummaries: [String]
 
     /// The most stubs compared with a request in full for one report.
     public static let maximumComparedStubs = 40
@@ -105,6 +108,9 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
             text += "\n  headers: " + request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
         }
         text += "\n  body: " + BodyText.describe(request.body)
+        for summary in requestSummaries {
+            text += "\n  " + summary
+        }
         if stubCount == 0 {
             text += "\n\nThe stubber holds no stubs."
         } else {
@@ -167,6 +173,15 @@ public struct HTTPUnmatchedRequestReport: Sendable, CustomStringConvertible {
         }
         .prefix(5)
         .map(\.element)
+        var summaries: [String] = []
+        for entry in shortlist {
+            for matcher in entry.definition.engine {
+                if let summary = matcher.summary(of: request), !summaries.contains(summary) {
+                    summaries.append(summary)
+                }
+            }
+        }
+        requestSummaries = summaries
         // Comparing may have run into the regular expressions' budget again: that is no later match's.
         _ = StoppedMatching.take()
     }

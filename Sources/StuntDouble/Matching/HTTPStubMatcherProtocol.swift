@@ -57,11 +57,15 @@ package protocol RequestMatcher: Sendable {
     var routing: RoutingKey { get }
     /// Why the matcher can never match, when it was built from bad input.
     var problem: HTTPStubberError? { get }
+    /// What this kind of matcher reads in a request that the report of an unmatched one should name (a GraphQL
+    /// matcher: the operation), as `label: text`; `nil` for nothing more than the method, URL, headers and body.
+    func summary(of request: HTTPIncomingRequest) -> String?
 }
 
 extension RequestMatcher {
     package var routing: RoutingKey { .none }
     package var problem: HTTPStubberError? { nil }
+    package func summary(of request: HTTPIncomingRequest) -> String? { nil }
 
     /// The `HTTPStubMatcherProtocol` entry point for built-in matchers.
     package func matchesURLRequest(_ request: URLRequest, source: any HTTPMatcherSource) -> Bool {

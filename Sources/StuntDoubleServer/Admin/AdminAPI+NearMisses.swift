@@ -33,7 +33,10 @@ extension AdminAPI {
         // The pattern as the one stub of a stubber of its own, which then ranks each logged request.
         let probe = HTTPStubber(journalCapacity: 0)
         let mapping = JSONNode.object([("request", node), ("response", .object([]))])
-        _ = try? probe.load(StubFiles(json: Data(mapping.rendered().utf8), name: "pattern", filesDirectory: nil))
+        _ = try? probe.load(
+            StubFiles(
+                json: Data(mapping.rendered().utf8), name: "pattern", filesDirectory: nil,
+                extensions: store.extensions))
         let misses = stubber.journal.reversed().compactMap { entry -> JSONNode? in
             guard let closest = probe.nearMisses(for: entry.request).candidates.first else { return nil }
             return .object([

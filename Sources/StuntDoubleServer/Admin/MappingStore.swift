@@ -72,14 +72,18 @@ final class MappingStore: Sendable {
     /// Which mappings' responses are templates, and what rendering them reads.
     let templating: StubFiles.ResponseTemplating
 
+    /// The custom matchers mappings may name.
+    let extensions: [StubFileExtension]
+
     init(
         stubber: HTTPStubber, unsupportedFeatures: StubFiles.UnsupportedFeatures,
-        templating: StubFiles.ResponseTemplating
+        templating: StubFiles.ResponseTemplating, extensions: [StubFileExtension] = []
     ) {
         self.stubber = stubber
         messages = MessageMappingStore(stubber: stubber)
         self.unsupportedFeatures = unsupportedFeatures
         self.templating = templating
+        self.extensions = extensions
     }
 
     /// The root folder, once stub files were loaded.
@@ -91,7 +95,7 @@ final class MappingStore: Sendable {
     func load(root: URL, displayPath: String, isReadOnly: Bool = false) throws(HTTPStubberError) -> StubFiles {
         let files = StubFiles(
             root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating,
-            sendsWebhooks: true)
+            sendsWebhooks: true, extensions: extensions)
         let errors = files.errors
         guard errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
@@ -152,7 +156,7 @@ final class MappingStore: Sendable {
     private func read(_ json: Data, name: String) -> Result<[MappingSpec], Failure> {
         let files = StubFiles(
             json: json, name: name, filesDirectory: filesDirectory, unsupportedFeatures: unsupportedFeatures,
-            refusingUnknownFields: true, templating: templating, sendsWebhooks: true)
+            refusingUnknownFields: true, templating: templating, sendsWebhooks: true, extensions: extensions)
         guard files.errors.isEmpty else { return .failure(.invalid(files.diagnostics)) }
         // A mapping sent without an id gets a new, random one, as in WireMock.
         let given = JSONNode.parse(lenient: json)
@@ -171,7 +175,7 @@ final class MappingStore: Sendable {
         let diagnostics = StubFiles(
             json: json, name: "the request body", filesDirectory: filesDirectory,
             unsupportedFeatures: unsupportedFeatures, refusingUnknownFields: true, templating: templating,
-            sendsWebhooks: true
+            sendsWebhooks: true, extensions: extensions
         ).diagnostics
         switch read(json, name: "the request body") {
         case .failure(let failure):
@@ -268,7 +272,7 @@ final class MappingStore: Sendable {
         guard let root else { return nil }
         let files = StubFiles(
             root: root, displayPath: display, unsupportedFeatures: unsupportedFeatures, templating: templating,
-            sendsWebhooks: true)
+            sendsWebhooks: true, extensions: extensions)
         guard files.errors.isEmpty else {
             _ = try stubber.load(files)  // throws, with every diagnostic
             return files

@@ -72,6 +72,12 @@ public final class HTTPRecording: HTTPExchangeRecorder {
         /// Called with every stub loaded from the recording for replay, to add matchers of your own
         /// (`stub.match(...)`), or change its priority.
         public var configureReplayStub: (@Sendable (HTTPStubRequest) -> Void)?
+        /// Extensions that write the requests they recognize with their own matcher: with
+        /// `StubFileExtension.graphQL`, a GraphQL operation is written as a `graphql-body-matcher` of its query,
+        /// variables and operation name (whatever ``matchesBody`` says), named after the operation, and replayed
+        /// by operation rather than in the order of every request to the same URL. A recording that replays
+        /// loads its files with these extensions; load them elsewhere with the same.
+        public var extensions: [StubFileExtension] = []
 
         /// The defaults: match on method and URL, redact the credential headers.
         public init() {}
@@ -362,7 +368,7 @@ extension HTTPStubber {
     /// - Throws: `HTTPStubberError.Code.invalidStubFile` when the recording's files have errors.
     public func attach(_ recording: HTTPRecording) throws(HTTPStubberError) {
         if recording.replays, HTTPRecording.hasMappings(at: recording.root) {
-            let (_, mappings) = try load(stubFilesAt: recording.root)
+            let (_, mappings) = try load(stubFilesAt: recording.root, extensions: recording.options.extensions)
             if let configure = recording.options.configureReplayStub {
                 for mapping in mappings { configure(mapping.stub) }
             }

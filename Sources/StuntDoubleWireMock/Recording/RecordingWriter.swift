@@ -15,20 +15,31 @@ struct RecordingWriter {
                 return String(path.dropFirst("mappings/".count).dropLast(".json".count))
             })
         let origins = Set(exchanges.map { Self.origin(of: $0.request.url) })
-        let requests = exchanges.map { requestNode(for: $0.request, withHost: origins.count > 1) }
+        let recognized = exchanges.map { exchange in
+            options.extensions.lazy.compactMap { found in
+                found.recordRequest?(exchange.request).map { (found.name, $0) }
+            }.first
+        }
+        let requests = exchanges.indices.map { index in
+            requestNode(for: exchanges[index].request, withHost: origins.count > 1, recognized: recognized[index])
+        }
+        func summary(_ index: Int) -> String {
+            Self.summary(of: exchanges[index].request) + (recognized[index].map { " " + $0.1.label } ?? "")
+        }
         // Identical requests answer in the order recorded: a scenario whose state moves on at each answer.
         var scenarioOf: [Int: (name: String, position: Int, count: Int)] = [:]
         for indices in RecordedBody.repeats(of: requests.map { $0.rendered(sortedKeys: true) }) {
-            let name = "recorded " + Self.summary(of: exchanges[indices[0]].request)
+            let name = "recorded " + summary(indices[0])
             for (position, index) in indices.enumerated() {
                 scenarioOf[index] = (name, position, indices.count)
             }
         }
         for (index, exchange) in exchanges.enumerated() {
-            let name = Self.unique(Self.slug(for: exchange.request), in: &names)
+            let slug = Self.slug(for: exchange.request) + (recognized[index].map { "-" + Self.slug($0.1.label) } ?? "")
+            let name = Self.unique(String(slug.prefix(120)), in: &names)
             var members: [(String, JSONNode)] = [
                 ("id", .string(Self.stableID(for: name))),
-                ("name", .string(Self.summary(of: exchange.request))),
+                ("name", .string(summary(index))),
                 ("request", requests[index]),
             ]
             let (response, bodyFile) = responseNode(for: exchange, fileName: name)
@@ -65,7 +76,10 @@ struct RecordingWriter {
 
     // MARK: - The request
 
-    private func requestNode(for request: HTTPIncomingRequest, withHost: Bool) -> JSONNode {
+    private func requestNode(
+        for request: HTTPIncomingRequest, withHost: Bool,
+        recognized: (name: String, request: StubFileExtension.RecordedRequest)?
+    ) -> JSONNode {
         var members: [(String, JSONNode)] = [("method", .string(request.method.rawValue))]
         let route = request.route
         let redactedQuery = PercentEncoding.queryPairs(route.query).contains {
@@ -105,7 +119,21 @@ struct RecordingWriter {
             }
             members.append(("headers", .object(headers.sorted { $0.0.lowercased() < $1.0.lowercased() })))
         }
-        if options.matchesBody, let body = request.body, !body.isEmpty {
+        if let recognized {
+            switch recognized.request.pattern {
+            case .parameters(let parameters):
+                members.append(
+                    (
+                        "customMatcher",
+                        .object([
+                            ("name", .string(recognized.name)),
+                            ("parameters", redact(parameters, with: .string("${json-unit.ignore}"))),
+                        ])
+                    ))
+            case .body(let pattern):
+                members.append(("bodyPatterns", .array([redact(pattern, with: .string("${json-unit.ignore}"))])))
+            }
+        } else if options.matchesBody, let body = request.body, !body.isEmpty {
             let pattern: JSONNode
             let isForm = Self.isForm(request.headers[.contentType] ?? "")
             if let json = Self.strictJSON(body) {
@@ -255,9 +283,14 @@ struct RecordingWriter {
 
     /// `get-users-42`: the method and the path, in letters, digits and dashes.
     static func slug(for request: HTTPIncomingRequest) -> String {
-        var slug = request.method.rawValue.lowercased()
-        var pendingDash = true
-        for scalar in request.route.path.unicodeScalars {
+        request.method.rawValue.lowercased() + slug(request.route.path, leadingDash: true)
+    }
+
+    /// A text in letters, digits and dashes: `query Hero` is `query-hero`.
+    static func slug(_ text: String, leadingDash: Bool = false) -> String {
+        var slug = ""
+        var pendingDash = leadingDash
+        for scalar in text.unicodeScalars {
             if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {
                 if pendingDash { slug += "-" }
                 slug.unicodeScalars.append(scalar)

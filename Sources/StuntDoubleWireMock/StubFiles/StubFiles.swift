@@ -92,10 +92,15 @@ public struct StubFiles: Sendable {
     ///   - root: The folder.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
     ///   - templating: Which responses are templates, and what rendering them reads.
-    public init(root: URL, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local)
-    {
+    ///   - extensions: The custom matchers the files may name (`customMatcher`), such as
+    ///     `StubFileExtension.graphQL`.
+    public init(
+        root: URL, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local,
+        extensions: [StubFileExtension] = []
+    ) {
         self.init(
-            root: root, displayPath: root.path, unsupportedFeatures: unsupportedFeatures, templating: templating)
+            root: root, displayPath: root.path, unsupportedFeatures: unsupportedFeatures, templating: templating,
+            extensions: extensions)
     }
 
     /// Reads a root folder, naming files in diagnostics from `path` as given (relative paths stay relative).
@@ -103,12 +108,14 @@ public struct StubFiles: Sendable {
     ///   - path: The folder's path.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
     ///   - templating: Which responses are templates, and what rendering them reads.
+    ///   - extensions: The custom matchers the files may name (`customMatcher`).
     public init(
-        path: String, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local
+        path: String, unsupportedFeatures: UnsupportedFeatures = .refuse, templating: ResponseTemplating = .local,
+        extensions: [StubFileExtension] = []
     ) {
         self.init(
             root: URL(fileURLWithPath: path), displayPath: path, unsupportedFeatures: unsupportedFeatures,
-            templating: templating)
+            templating: templating, extensions: extensions)
     }
 
     /// Reads a root folder, naming files in diagnostics from `displayPath` (such as `examples`).
@@ -117,20 +124,21 @@ public struct StubFiles: Sendable {
     ///   - displayPath: How diagnostics and listings name the folder.
     ///   - unsupportedFeatures: What a mapping that uses a feature StuntDouble lacks becomes.
     ///   - templating: Which responses are templates, and what rendering them reads.
+    ///   - extensions: The custom matchers the files may name (`customMatcher`).
     public init(
         root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures = .refuse,
-        templating: ResponseTemplating = .local
+        templating: ResponseTemplating = .local, extensions: [StubFileExtension] = []
     ) {
         self.init(
             root: root, displayPath: displayPath, unsupportedFeatures: unsupportedFeatures, templating: templating,
-            sendsWebhooks: false)
+            sendsWebhooks: false, extensions: extensions)
     }
 
     /// Reads a root folder for a stub server, which sends the mappings' webhooks (elsewhere a mapping with a
     /// webhook uses a feature StuntDouble lacks there).
     package init(
         root: URL, displayPath: String, unsupportedFeatures: UnsupportedFeatures, templating: ResponseTemplating,
-        sendsWebhooks: Bool
+        sendsWebhooks: Bool, extensions: [StubFileExtension] = []
     ) {
         self.root = root
         var diagnostics: [StubFileDiagnostic] = []
@@ -192,6 +200,7 @@ public struct StubFiles: Sendable {
             )
             reader.templating = templating
             reader.sendsWebhooks = sendsWebhooks
+            reader.extensions = Self.byName(extensions)
             reader.read()
             diagnostics += reader.diagnostics
             specs += reader.specs
@@ -269,13 +278,29 @@ public struct StubFiles: Sendable {
         check(files: paths, sendsWebhooks: false)
     }
 
+    /// Reads stub files given one by one (for checking them), with the custom matchers they may name.
+    /// - Parameters:
+    ///   - paths: The files' paths.
+    ///   - extensions: The custom matchers the files may name (`customMatcher`).
+    /// - Returns: Every problem, in file order.
+    public static func check(files paths: [String], extensions: [StubFileExtension]) -> [StubFileDiagnostic] {
+        check(files: paths, sendsWebhooks: false, extensions: extensions)
+    }
+
     /// Reads stub files given one by one, for serving where webhooks are sent (`sendsWebhooks`) or not.
-    package static func check(files paths: [String], sendsWebhooks: Bool) -> [StubFileDiagnostic] {
-        read(files: paths, sendsWebhooks: sendsWebhooks).diagnostics
+    package static func check(files paths: [String], sendsWebhooks: Bool, extensions: [StubFileExtension] = [])
+        -> [StubFileDiagnostic]
+    {
+        read(files: paths, sendsWebhooks: sendsWebhooks, extensions: extensions).diagnostics
+    }
+
+    /// The extensions by name (of two with one name, the last).
+    static func byName(_ extensions: [StubFileExtension]) -> [String: StubFileExtension] {
+        Dictionary(extensions.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
     }
 
     /// Reads stub files given one by one: their problems and mappings.
-    package static func read(files paths: [String], sendsWebhooks: Bool) -> (
+    package static func read(files paths: [String], sendsWebhooks: Bool, extensions: [StubFileExtension] = []) -> (
         diagnostics: [StubFileDiagnostic], specs: [MappingSpec]
     ) {
         var diagnostics: [StubFileDiagnostic] = []
@@ -310,6 +335,7 @@ public struct StubFiles: Sendable {
             }
             var reader = StubFileReader(file: path, bytes: Array(data), filesDirectory: filesFolder)
             reader.sendsWebhooks = sendsWebhooks
+            reader.extensions = byName(extensions)
             reader.read()
             diagnostics += reader.diagnostics
             specs += reader.specs
@@ -326,9 +352,11 @@ public struct StubFiles: Sendable {
     ///   - refusingUnknownFields: Whether an unknown field is an error, as WireMock's admin API makes it.
     ///   - templating: Which responses are templates, and what rendering them reads.
     ///   - sendsWebhooks: Whether the mappings are served where webhooks are sent (a stub server).
+    ///   - extensions: The custom matchers the mappings may name (`customMatcher`).
     package init(
         json: Data, name: String, filesDirectory: URL?, unsupportedFeatures: UnsupportedFeatures = .refuse,
-        refusingUnknownFields: Bool = false, templating: ResponseTemplating = .local, sendsWebhooks: Bool = false
+        refusingUnknownFields: Bool = false, templating: ResponseTemplating = .local, sendsWebhooks: Bool = false,
+        extensions: [StubFileExtension] = []
     ) {
         root = filesDirectory?.deletingLastPathComponent() ?? URL(fileURLWithPath: "/")
         var reader = StubFileReader(
@@ -336,6 +364,7 @@ public struct StubFiles: Sendable {
         reader.refusesUnknownFields = refusingUnknownFields
         reader.templating = templating
         reader.sendsWebhooks = sendsWebhooks
+        reader.extensions = Self.byName(extensions)
         reader.read()
         diagnostics = reader.diagnostics
         specs = reader.specs
@@ -396,15 +425,18 @@ extension HTTPStubber {
     ///     default), or a stub answering `500` naming the feature.
     ///   - templating: Which responses are templates (those whose `transformers` name `response-template`, by
     ///     default), and what rendering them reads.
+    ///   - extensions: The custom matchers the files may name (`customMatcher`), such as
+    ///     `StubFileExtension.graphQL`.
     /// - Returns: The files read (with their warnings) and the mappings added.
     /// - Throws: `HTTPStubberError` with code `HTTPStubberError.Code.invalidStubFile` when the files have
     ///   errors (each diagnostic names the file, line, column and field); nothing is added then.
     @discardableResult
     public func load(
         stubFilesAt root: URL, unsupportedFeatures: StubFiles.UnsupportedFeatures = .refuse,
-        templating: StubFiles.ResponseTemplating = .local
+        templating: StubFiles.ResponseTemplating = .local, extensions: [StubFileExtension] = []
     ) throws(HTTPStubberError) -> (files: StubFiles, mappings: [StubMapping]) {
-        let files = StubFiles(root: root, unsupportedFeatures: unsupportedFeatures, templating: templating)
+        let files = StubFiles(
+            root: root, unsupportedFeatures: unsupportedFeatures, templating: templating, extensions: extensions)
         return (files, try load(files))
     }
 

@@ -4,13 +4,12 @@ import StuntDouble
 extension StubFileReader {
     static let requestKeys = [
         "method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
-        "queryParameters", "headers", "cookies", "bodyPatterns", "basicAuthCredentials", "host",
+        "queryParameters", "headers", "cookies", "bodyPatterns", "basicAuthCredentials", "host", "customMatcher",
     ]
 
     static let unsupportedRequestKeys = [
         "multipartPatterns": "multipart matching is not supported yet: remove multipartPatterns, or match the body "
             + "with bodyPatterns (contains, matches)",
-        "customMatcher": "custom matchers are WireMock extensions (Java code) that StuntDouble cannot run",
         "formParameters": "form parameter matching is not supported yet: match the body with bodyPatterns instead",
         "port": "port matching is not supported yet: remove it (the server answers on one port)",
         "scheme": "scheme matching is not supported yet: remove it",
@@ -106,6 +105,44 @@ extension StubFileReader {
             } else if !Self.isNull(patterns) {
                 error(patterns, path, "expected an array of body patterns; found \(patterns.kindName)")
             }
+        }
+        if let custom = fields["customMatcher"], !Self.isNull(custom) {
+            readCustomMatcher(custom, field: Self.join(field, "customMatcher"), into: &spec)
+        }
+    }
+
+    /// `customMatcher`: `{"name": ..., "parameters": {...}}`, run by the extension of that name when one was
+    /// given; otherwise a feature StuntDouble lacks here.
+    private mutating func readCustomMatcher(_ node: JSONNode, field: String, into spec: inout MappingSpec) {
+        guard let members = object(node, field) else { return }
+        let fields = checkKeys(members, field: field, known: ["name", "parameters"], unsupported: [:])
+        guard let nameNode = fields["name"] else {
+            error(node, field, "a custom matcher needs a name, such as \"graphql-body-matcher\"")
+            return
+        }
+        guard let name = string(nameNode, Self.join(field, "name")) else { return }
+        guard let found = extensions[name] else {
+            let known = extensions.values.map(\.description).sorted()
+            unsupported(
+                at: nameNode.offset, field: Self.join(field, "name"),
+                "the custom matcher \"\(name)\" is a WireMock extension (Java code) that StuntDouble does not run"
+                    + (known.isEmpty
+                        ? "" : "; it runs \(known.joined(separator: ", "))"))
+            return
+        }
+        var parameters = fields["parameters"] ?? JSONNode(kind: .object([]), offset: node.offset)
+        if Self.isNull(parameters) {
+            parameters = JSONNode(kind: .object([]), offset: parameters.offset)
+        } else if case .object = parameters.kind {
+        } else {
+            error(parameters, Self.join(field, "parameters"), "expected an object; found \(parameters.kindName)")
+            return
+        }
+        do {
+            spec.matchers.append(try found.makeMatcher(parameters))
+        } catch {
+            let path = ([Self.join(field, "parameters")] + error.path).joined(separator: ".")
+            self.error(error.node, path, error.message)
         }
     }
 

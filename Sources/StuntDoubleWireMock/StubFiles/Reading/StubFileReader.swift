@@ -22,6 +22,8 @@ struct StubFileReader {
     var refusesUnknownFields = false
     /// Which responses are templates, and what their rendering reads (the clock, the random source).
     var templating = StubFiles.ResponseTemplating.local
+    /// The custom matchers (`customMatcher`) the mappings may name, by name.
+    var extensions: [String: StubFileExtension] = [:]
     /// Whether webhooks are sent where the mappings are served (a stub server); elsewhere a mapping with one
     /// uses a feature StuntDouble lacks there.
     var sendsWebhooks = false
