@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "StuntDoubleAsyncHTTPClient", targets: ["StuntDoubleAsyncHTTPClient"]),
         .library(name: "StuntDoubleGraphQL", targets: ["StuntDoubleGraphQL"]),
         .executable(name: "stuntdouble", targets: ["StuntDoubleCommand"]),
+        // `swift package stuntdouble ...` in packages that depend on StuntDouble.
+        .plugin(name: "StuntDoublePlugin", targets: ["StuntDoublePlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -30,6 +32,9 @@ let package = Package(
         // Test-only: a real client that no one here wrote (swift-openapi-generator's URLSession transport), run
         // over stubbed sessions.
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // Test-only: swift-openapi-generator's AsyncHTTPClient transport, which takes only a concrete HTTPClient
+        // (its seam is internal): a generated client over it is tested through the loopback server.
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         // StuntDoubleOpenAPI's ClientTransport for generated clients (HTTPStubTransport), and its tests.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -118,6 +123,17 @@ let package = Package(
             ],
             resources: [.copy("Examples")]
         ),
+        // The `stuntdouble` command as a SwiftPM command plugin. It declares no permissions: SwiftPM asks for
+        // declared ones before every verb (`check` too, which fails where nothing can answer, as in CI), and its
+        // macOS sandbox cannot grant listening on a port at all. What needs more says which flag to pass.
+        .plugin(
+            name: "StuntDoublePlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "stuntdouble",
+                    description: "Check, serve, record or import stub files with the stuntdouble command")
+            )
+        ),
         .testTarget(
             name: "StuntDoubleTests", dependencies: ["StuntDouble", "SharedSessionProbe", "TestSupport"],
             resources: [.copy("Fixtures")]
@@ -150,7 +166,9 @@ let package = Package(
         .testTarget(
             name: "StuntDoubleOpenAPITests",
             dependencies: [
-                "StuntDoubleOpenAPI", "StuntDouble", "StuntDoubleWireMock",
+                "StuntDoubleOpenAPI", "StuntDouble", "StuntDoubleWireMock", "StuntDoubleServer",
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -6,7 +6,7 @@ import PackageDescription
 let fuzzers = [
     "FuzzURITemplate", "FuzzURLMatcher", "FuzzRegexPrefix", "FuzzJSON", "FuzzPercentEncoding", "FuzzHeaders",
     "FuzzStubFiles", "FuzzTemplate", "FuzzOpenAPI", "FuzzJSONPath", "FuzzXML", "FuzzMessageMappings",
-    "FuzzRequestHead",
+    "FuzzRequestHead", "FuzzGraphQL",
 ]
 
 let package = Package(
@@ -35,6 +35,7 @@ let package = Package(
                     .product(name: "StuntDoubleWireMock", package: "StuntDouble"),
                 ]
                     + ($0 == "FuzzOpenAPI" ? [.product(name: "StuntDoubleOpenAPI", package: "StuntDouble")] : [])
+                    + ($0 == "FuzzGraphQL" ? [.product(name: "StuntDoubleGraphQL", package: "StuntDouble")] : [])
                     // The server's request parser and request builder, compiled here from their files (links in
                     // Sources/FuzzRequestHead/Server): the server's module would bring TLS, HTTP/2 and an HTTP
                     // client, minutes of CI's build for code this fuzzer never reaches.

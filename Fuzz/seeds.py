@@ -16,6 +16,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PLAIN = re.compile(r'(?<![#\\])"((?:[^"\\\n]|\\.)*)"')
 RAW = re.compile(r'(#+)"(.*?)"\1', re.S)
 MULTILINE = re.compile(r'(#*)"""\n(.*?)\n[ \t]*"""\1', re.S)
+GRAPHQL = re.compile(r"\s*(#[^\n]*\n\s*)*(query|mutation|subscription|fragment|\{\s*[A-Za-z_.])")
 PAIR = re.compile(r'"([A-Za-z][A-Za-z0-9-]*)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 
 
@@ -129,6 +130,7 @@ def main(output):
         "FuzzHeaders": [
             t + "\n" + "\n".join(f"{n}: {v}" for n, v in pick(pairs, 4, i * 4)) for i, t in enumerate(types or ["text/plain"])
         ],
+        "FuzzGraphQL": [t + "\0" + n for t in texts if GRAPHQL.match(t) for n in ["", "Hero"]],
         "FuzzRequestHead": [chr(i % 17) + t for i, t in enumerate(t for t in texts if " HTTP/1." in t)]
         + [chr(i % 17) + request(i, u, pick(pairs, 3, i * 3)) for i, u in enumerate(u for u in urls if " " not in u)],
     }

@@ -47,7 +47,7 @@ extension HTTPStubClient {
     /// An error as AsyncHTTPClient reports it: URLSession's errors that have an AsyncHTTPClient counterpart
     /// become it (`.cancelled` becomes `.cancelled`, `.timedOut` `.deadlineExceeded`,
     /// `.networkConnectionLost` `.remoteConnectionClosed`); every other error, an `HTTPClientError` you stub
-    /// or an ``HTTPStubberError`` for an unmatched request, is unchanged.
+    /// or an `HTTPStubberError` for an unmatched request, is unchanged.
     /// - Parameters:
     ///   - error: The error.
     ///   - deadlinePassed: Whether the request's deadline has passed (a cancellation is then the deadline's).

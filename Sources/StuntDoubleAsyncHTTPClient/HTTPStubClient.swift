@@ -9,13 +9,13 @@ import StuntDouble
 import FoundationNetworking
 #endif
 
-/// An AsyncHTTPClient stand-in that answers from an ``HTTPStubber`` in process: no server, no network.
+/// An AsyncHTTPClient stand-in that answers from an `HTTPStubber` in process: no server, no network.
 ///
 /// It plays stubs as every other delivery path does: the same matching, journal and unmatched-request
 /// reports, delays, throttled and streamed bodies, event streams and redirects. What AsyncHTTPClient would
 /// report, it reports: a stub that answers after the deadline ends in `HTTPClientError.deadlineExceeded`
 /// (before the head or while the body streams), a cancelled task in `HTTPClientError.cancelled`, and a fault
-/// in the error AsyncHTTPClient reports when a server commits it (``HTTPStubClient/error(for:)``).
+/// in the error AsyncHTTPClient reports when a server commits it (`HTTPStubClient.error(for:)`).
 ///
 /// ```swift
 /// let stubber = HTTPStubber()
@@ -39,7 +39,7 @@ public final class HTTPStubClient: HTTPClientProtocol, CustomStringConvertible {
 
     /// Creates a client.
     /// - Parameters:
-    ///   - stubber: The stubber that answers; the current test's (``HTTPStubber/current``) by default.
+    ///   - stubber: The stubber that answers; the current test's (`HTTPStubber.current`) by default.
     ///   - network: The client that fetches what the stubber lets through; `HTTPClient.shared` by default.
     public init(stubber: HTTPStubber = .current, passingThroughTo network: HTTPClient = .shared) {
         self.stubber = stubber
@@ -66,8 +66,8 @@ public final class HTTPStubClient: HTTPClientProtocol, CustomStringConvertible {
     /// - Returns: The response.
     /// - Throws: `HTTPClientError.deadlineExceeded` when the deadline passes first, `.cancelled` when the
     ///   calling task is cancelled, `.invalidURL` or `.unsupportedScheme` for a URL AsyncHTTPClient refuses,
-    ///   ``HTTPStubberError`` for an unmatched request (its report says why), and a stub's error as
-    ///   ``HTTPStubClient/error(for:)`` delivers it.
+    ///   `HTTPStubberError` for an unmatched request (its report says why), and a stub's error as
+    ///   `HTTPStubClient.error(for:)` delivers it.
     public func execute(_ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger?) async throws
         -> HTTPClientResponse
     {

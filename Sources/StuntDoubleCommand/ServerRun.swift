@@ -74,10 +74,26 @@ enum ServerRun {
             source.resume()
             sources.append(source)
         }
+        // Run by `swift package stuntdouble` (the plugin names its process): stop when it is gone, as SwiftPM
+        // ends the plugin on Ctrl-C without a word to what the plugin runs.
+        var watch: (any DispatchSourceTimer)?
+        if let text = ProcessInfo.processInfo.environment[parentVariable], let parent = Int32(text) {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+            timer.setEventHandler {
+                if getppid() != parent { continuation.yield("swift package ended") }
+            }
+            timer.resume()
+            watch = timer
+        }
         var iterator = signals.makeAsyncIterator()
         // nil when the task is cancelled (the server stopped first).
         let name = await iterator.next()
         withExtendedLifetime(sources) {}
+        watch?.cancel()
         return name
     }
+
+    /// The environment variable by which `swift package stuntdouble` names its process, to be stopped with it.
+    static let parentVariable = "STUNTDOUBLE_PARENT_PID"
 }

@@ -31,7 +31,8 @@ enum GraphQLDocumentReader {
                 message = message[place.upperBound...]
             }
             throw Problem(
-                message: "the query is not GraphQL: \(message)", line: location?.line, column: location?.column)
+                message: "the query is not GraphQL: \(message)", line: location.map { max(1, $0.line) },
+                column: location.map { max(1, $0.column) })
         } catch {
             throw Problem(message: "the query is not GraphQL: \(error)")
         }
@@ -137,15 +138,26 @@ enum GraphQLDocumentReader {
                     }
                 } else if quotes == 1 {
                     while let inner = next(), inner != UInt8(ascii: "\"") {
-                        if inner == UInt8(ascii: "\\") { _ = next() }
                         if inner == UInt8(ascii: "\n") { break }
+                        guard inner == UInt8(ascii: "\\") else { continue }
+                        // GraphQLSwift's lexer reads the four bytes after `\u` without looking for the end of the
+                        // text (a `\u00` at the end crashed it, found by FuzzGraphQL): checked here first.
+                        guard next() == UInt8(ascii: "u") else { continue }
+                        for _ in 0..<4 {
+                            guard let digit = next(), digit.isHexDigit else {
+                                throw Problem(
+                                    message: "the query is not GraphQL: a \\u escape needs four hexadecimal digits",
+                                    line: line, column: max(1, column))
+                            }
+                        }
                     }
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
                 depth += 1
                 if depth > maximumDepth {
                     throw Problem(
-                        message: "the query nests deeper than \(maximumDepth) levels", line: line, column: column)
+                        message: "the query nests deeper than \(maximumDepth) levels", line: line,
+                        column: max(1, column))
                 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
                 depth = max(0, depth - 1)
@@ -330,5 +342,13 @@ extension GraphQLOperation {
     ///   are spread).
     public init(_ query: String, operationName: String? = nil) throws(GraphQLQueryError) {
         self = try GraphQLDocumentReader.operation(in: query, named: operationName)
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII hexadecimal digit.
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -21,7 +21,7 @@ import FoundationNetworking
 ///
 /// `extensions` (Apollo's `clientLibrary`, a persisted query's hash) are not compared. A request that sends only
 /// a persisted query's hash matches a matcher without a query. A batch (a JSON array) matches no operation
-/// matcher: see ``StuntDouble/HTTPStubber/answerGraphQLBatches(at:)``.
+/// matcher: see `HTTPStubber.answerGraphQLBatches(at:)`.
 ///
 /// ```swift
 /// stubber.add(

@@ -20,8 +20,8 @@ extension HTTPStubber {
     /// alone. An operation no stub answers gets `{"errors": [{"message": ...}]}` saying why in its place, and
     /// stays in the journal as unmatched; one whose stub fails or answers no JSON gets an error in its place too.
     /// The stub's own delays, headers and status are not the batch's: it answers `200` at once.
-    /// - Parameter url: The URL batches are sent to, as ``HTTPMatcherSource/match(URL:options:)`` takes it.
-    /// - Returns: The stub that answers batches (remove it with ``remove(stub:)``).
+    /// - Parameter url: The URL batches are sent to, as `HTTPMatcherSource.match(URL:options:)` takes it.
+    /// - Returns: The stub that answers batches (remove it with `remove(stub:)`).
     @discardableResult
     public func answerGraphQLBatches(at url: String) -> HTTPStubRequest {
         let stub = HTTPStubRequest(name: "GraphQL batches at \(url)")
@@ -88,7 +88,7 @@ extension HTTPStubber {
 }
 
 extension HTTPDeliveryPath {
-    /// An operation of a batched GraphQL request, answered by ``HTTPStubber/answerGraphQLBatches(at:)``.
+    /// An operation of a batched GraphQL request, answered by `HTTPStubber.answerGraphQLBatches(at:)`.
     public static let graphQLBatch = HTTPDeliveryPath(rawValue: "GraphQL batch")
 }
 

@@ -29,7 +29,7 @@ extension StubFileExtension {
     /// holding `{"query": ..., "variables": ...}`) or `expectedQuery` (0.4), is read as those versions read it:
     /// variables left out mean none or `{}`, and the operation name is not compared unless given.
     ///
-    /// In a recording (``HTTPRecording/Options/extensions``), a GraphQL operation is written with this matcher:
+    /// In a recording (`HTTPRecording.Options.extensions`), a GraphQL operation is written with this matcher:
     /// its query, variables and operation name as sent, the mapping and its file named after the operation
     /// (`post-graphql-query-hero.json`), and identical operations replayed in order as a scenario of their own.
     /// An operation sent as a persisted query's hash only is written as a body pattern of its name and

@@ -25,7 +25,7 @@ struct ForecastService: Sendable {
         var request = HTTPClientRequest(url: "\(baseURL)/forecasts/\(city)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok else {
             throw Failure(status: response.status.code, message: String(buffer: body))
@@ -48,7 +48,7 @@ struct ForecastService: Sendable {
             continuation.finish()
         }
         request.body = .stream(parts, length: .known(Int64(json.count)))
-        let response = try await client.execute(request, deadline: .now() + .seconds(30))
+        let response = try await client.execute(request, deadline: .now() + .seconds(120))
         return response.status
     }
 }

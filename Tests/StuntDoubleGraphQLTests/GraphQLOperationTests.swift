@@ -88,7 +88,7 @@ import Testing
         #expect(error?.message.hasPrefix("the query is not GraphQL:") == true)
     }
 
-    @Test func hostileQueriesAreRefusedNotCrashedOn() {
+    @Test func hostileQueriesAreRefusedNotCrashedOn() throws {
         // 100,000 levels of nesting: GraphQLSwift's parser recurses once per level.
         let deep = String(repeating: "{ a ", count: 100_000) + String(repeating: "}", count: 100_000)
         let nested = #expect(throws: GraphQLQueryError.self) { try GraphQLOperation(deep) }
@@ -111,6 +111,12 @@ import Testing
         }
         #expect(cycle?.message == "the fragment A spreads itself (A → B → A)")
         #expect(throws: GraphQLQueryError.self) { try GraphQLOperation("{ ...Missing }") }
+        // GraphQLSwift's lexer read past the end after a short `\u` escape, and crashed (found by FuzzGraphQL).
+        for short in [#"{ a(x: "\u00"#, #"{ a(x: "\u0"#, #"{ a(x: "\u"#, #"{ a(x: "\uZZ") }"#] {
+            let escape = #expect(throws: GraphQLQueryError.self) { try GraphQLOperation(short) }
+            #expect(escape?.message.contains("escape") == true, "\(short): \(String(describing: escape))")
+        }
+        #expect(try GraphQLOperation(#"{ a(x: "\u00e9") }"#) == (try GraphQLOperation(#"{ a(x: "é") }"#)))
         #expect(throws: GraphQLQueryError.self) { try GraphQLOperation("type Query { a: Int }") }
     }
 }

@@ -4,7 +4,7 @@ import StuntDouble
 /// mapping's `"customMatcher": {"name": ..., "parameters": {...}}` (WireMock's `RequestMatcherExtension`).
 ///
 /// Pass the extensions your files use where they are read: ``StubFiles/init(root:unsupportedFeatures:templating:extensions:)``,
-/// ``StuntDouble/HTTPStubber/load(stubFilesAt:unsupportedFeatures:templating:extensions:)``, or a stub server's
+/// `HTTPStubber.load(stubFilesAt:unsupportedFeatures:templating:extensions:)`, or a stub server's
 /// configuration. `stuntdouble serve` and `check` have every extension StuntDouble ships. StuntDoubleGraphQL
 /// ships `graphql-body-matcher` (`StubFileExtension.graphQL`), the matcher of WireMock's GraphQL extension.
 ///
