@@ -35,7 +35,10 @@ struct StuntDoublePlugin: CommandPlugin {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { kill(process.processIdentifier, number) }
+            source.setEventHandler {
+                // Not before it runs: `kill(0, ...)` would signal the whole process group, SwiftPM too.
+                if process.isRunning { kill(process.processIdentifier, number) }
+            }
             source.resume()
             sources.append(source)
         }

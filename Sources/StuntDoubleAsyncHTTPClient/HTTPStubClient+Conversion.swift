@@ -21,7 +21,10 @@ extension HTTPStubClient {
     /// server commits it; for a stubbed error, ``clientError(_:deadlinePassed:)``.
     /// - Parameter plan: A plan that fails.
     /// - Returns: The error.
-    public static func error(for plan: HTTPResponsePlan) -> any Error {
+    static func error(for plan: HTTPResponsePlan) -> any Error {
+        if plan.fault == .malformedResponseChunk {
+            return BrokenChunkedBody()
+        }
         if let fault = plan.fault {
             return error(for: fault)
         }
@@ -30,8 +33,8 @@ extension HTTPStubClient {
 
     /// What AsyncHTTPClient reports when a server commits a fault, as measured against StuntDouble's server:
     /// NIO's `IOError` with `ECONNRESET` for a reset connection, `HTTPClientError.remoteConnectionClosed` for an
-    /// empty response, `HTTPParserError.invalidChunkSize` for a broken chunk, and
-    /// `HTTPParserError.invalidConstant` for random bytes.
+    /// empty response, `HTTPParserError.invalidChunkSize` for a broken chunk (from the body, after a `200` head),
+    /// and `HTTPParserError.invalidConstant` for random bytes.
     /// - Parameter fault: The fault.
     /// - Returns: The error.
     public static func error(for fault: HTTPStubFault) -> any Error {
@@ -45,9 +48,10 @@ extension HTTPStubClient {
     }
 
     /// An error as AsyncHTTPClient reports it: URLSession's errors that have an AsyncHTTPClient counterpart
-    /// become it (`.cancelled` becomes `.cancelled`, `.timedOut` `.deadlineExceeded`,
-    /// `.networkConnectionLost` `.remoteConnectionClosed`); every other error, an `HTTPClientError` you stub
-    /// or an `HTTPStubberError` for an unmatched request, is unchanged.
+    /// become it (`.cancelled` becomes `CancellationError`, as a cancelled task's request fails in
+    /// AsyncHTTPClient; `.timedOut` becomes `.deadlineExceeded`, `.networkConnectionLost`
+    /// `.remoteConnectionClosed`); every other error, an `HTTPClientError` you stub or an `HTTPStubberError` for
+    /// an unmatched request, is unchanged.
     /// - Parameters:
     ///   - error: The error.
     ///   - deadlinePassed: Whether the request's deadline has passed (a cancellation is then the deadline's).
@@ -57,15 +61,31 @@ extension HTTPStubClient {
             return HTTPClientError.deadlineExceeded
         }
         if error is CancellationError {
-            return HTTPClientError.cancelled
+            return CancellationError()
         }
         guard let urlError = error as? URLError else { return error }
         switch urlError.code {
-        case .cancelled: return HTTPClientError.cancelled
+        case .cancelled: return CancellationError()
         case .timedOut: return HTTPClientError.deadlineExceeded
         case .networkConnectionLost: return HTTPClientError.remoteConnectionClosed
         default: return error
         }
+    }
+
+    /// A stub's `MALFORMED_RESPONSE_CHUNK`: a `200` head, then a body that fails (``brokenChunkedResponse``).
+    struct BrokenChunkedBody: Error, CustomStringConvertible {
+        var description: String {
+            "The stub's fault MALFORMED_RESPONSE_CHUNK: a 200 head announcing a chunked body, then bytes that are no "
+                + "chunk"
+        }
+    }
+
+    /// What AsyncHTTPClient returns when a server sends a chunked `200` head and then broken bytes: the head,
+    /// and a body that fails with `HTTPParserError.invalidChunkSize`.
+    static var brokenChunkedResponse: HTTPClientResponse {
+        let (body, parts) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+        parts.finish(throwing: HTTPParserError.invalidChunkSize)
+        return HTTPClientResponse(status: .ok, headers: ["transfer-encoding": "chunked"], body: .stream(body))
     }
 
     /// The request as the stubber reads it, its body read whole.

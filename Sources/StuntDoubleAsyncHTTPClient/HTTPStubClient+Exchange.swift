@@ -129,6 +129,7 @@ extension HTTPStubClient {
                 expired.withLock { $0 = true }
                 body.cancel()
             }
+            let owner = Owner(body: body, timer: timer)
             var final = request
             if let url = head.url?.absoluteString {
                 final.url = url
@@ -136,36 +137,56 @@ extension HTTPStubClient {
             let responseHead = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
             return HTTPClientResponse(
                 version: .http1_1, status: status, headers: headers,
-                body: .stream(Parts(body: body, expired: expired, timer: timer)),
+                body: .stream(Parts(owner: owner, expired: expired)),
                 history: [HTTPClientRequestResponse(request: final, responseHead: responseHead)])
+        }
+    }
+
+    /// What a response's body holds until the last of it goes: the stub's body and the deadline's timer, both
+    /// stopped then (a body dropped unread, or left after a `break`, stops its stub, as AsyncHTTPClient cancels
+    /// the request).
+    final class Owner: Sendable {
+        let body: HTTPStubSession.Body
+        let timer: Task<Void, any Error>
+
+        init(body: HTTPStubSession.Body, timer: Task<Void, any Error>) {
+            self.body = body
+            self.timer = timer
+        }
+
+        deinit {
+            timer.cancel()
+            body.cancel()
         }
     }
 
     /// The body's parts as `ByteBuffer`s, its errors as AsyncHTTPClient's.
     struct Parts: AsyncSequence, Sendable {
         typealias Element = ByteBuffer
-        let body: HTTPStubSession.Body
+        let owner: Owner
         let expired: Locked<Bool>
-        let timer: Task<Void, any Error>
 
         func makeAsyncIterator() -> Iterator {
-            Iterator(base: body.makeAsyncIterator(), expired: expired, timer: timer)
+            Iterator(base: owner.body.makeAsyncIterator(), owner: owner, expired: expired)
         }
 
         struct Iterator: AsyncIteratorProtocol {
             var base: HTTPStubSession.Body.Iterator
+            let owner: Owner
             let expired: Locked<Bool>
-            let timer: Task<Void, any Error>
 
             mutating func next() async throws -> ByteBuffer? {
                 do {
                     guard let part = try await base.next() else {
-                        timer.cancel()
+                        owner.timer.cancel()
+                        // A stream ends without an error when the reading task is cancelled; AsyncHTTPClient's
+                        // body throws then.
+                        if Task.isCancelled { throw CancellationError() }
                         return nil
                     }
                     return ByteBuffer(bytes: part)
                 } catch {
-                    timer.cancel()
+                    owner.timer.cancel()
                     throw HTTPStubClient.clientError(error, deadlinePassed: expired.withLock { $0 })
                 }
             }

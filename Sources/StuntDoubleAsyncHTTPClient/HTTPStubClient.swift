@@ -14,7 +14,7 @@ import FoundationNetworking
 /// It plays stubs as every other delivery path does: the same matching, journal and unmatched-request
 /// reports, delays, throttled and streamed bodies, event streams and redirects. What AsyncHTTPClient would
 /// report, it reports: a stub that answers after the deadline ends in `HTTPClientError.deadlineExceeded`
-/// (before the head or while the body streams), a cancelled task in `HTTPClientError.cancelled`, and a fault
+/// (before the head or while the body streams), a cancelled task in `CancellationError`, and a fault
 /// in the error AsyncHTTPClient reports when a server commits it (`HTTPStubClient.error(for:)`).
 ///
 /// ```swift
@@ -64,8 +64,8 @@ public final class HTTPStubClient: HTTPClientProtocol, CustomStringConvertible {
     ///   - deadline: When the request must be over, body included.
     ///   - logger: Passed to the real client for requests that go to the network.
     /// - Returns: The response.
-    /// - Throws: `HTTPClientError.deadlineExceeded` when the deadline passes first, `.cancelled` when the
-    ///   calling task is cancelled, `.invalidURL` or `.unsupportedScheme` for a URL AsyncHTTPClient refuses,
+    /// - Throws: `HTTPClientError.deadlineExceeded` when the deadline passes first, `CancellationError` when
+    ///   the calling task is cancelled, `.invalidURL` or `.unsupportedScheme` for a URL AsyncHTTPClient refuses,
     ///   `HTTPStubberError` for an unmatched request (its report says why), and a stub's error as
     ///   `HTTPStubClient.error(for:)` delivers it.
     public func execute(_ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger?) async throws
@@ -78,11 +78,15 @@ public final class HTTPStubClient: HTTPClientProtocol, CustomStringConvertible {
         urlRequest.timeoutInterval = remaining + 60
         let exchange = Exchange(request: request, deadline: deadline, logger: logger, network: network)
         let sent = urlRequest
-        let (body, response) = try await exchange.head {
-            try await self.session.stream(
-                for: sent, planned: exchange.plan, relay: exchange.relay, failure: Self.error(for:))
+        do {
+            let (body, response) = try await exchange.head {
+                try await self.session.stream(
+                    for: sent, planned: exchange.plan, relay: exchange.relay, failure: Self.error(for:))
+            }
+            return exchange.response(head: response, body: body)
+        } catch is BrokenChunkedBody {
+            return Self.brokenChunkedResponse
         }
-        return exchange.response(head: response, body: body)
     }
 }
 

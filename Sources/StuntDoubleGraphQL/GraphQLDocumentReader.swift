@@ -110,7 +110,9 @@ enum GraphQLDocumentReader {
         while let byte = next() {
             switch byte {
             case UInt8(ascii: "#"):
-                while let skipped = next(), skipped != UInt8(ascii: "\n") {}
+                // To the first control byte but a tab, where GraphQLSwift's lexer ends a comment (not only at
+                // `\n`: code after a `\r` must be checked too).
+                while let skipped = next(), skipped >= 0x20 || skipped == 0x09 {}
             case UInt8(ascii: "\""):
                 // A string, or a block string ("""): skipped whole.
                 var quotes = 1
@@ -173,10 +175,20 @@ enum GraphQLDocumentReader {
         var budget = GraphQLDocumentReader.maximumSelections
         /// The fragments being expanded, outermost first: one spread inside itself is a cycle.
         var expanding: [String] = []
+        /// How deep the selections being read are, fragments spread: a chain of fragments that each spread the
+        /// next nests without a bracket in the text.
+        var depth = 0
 
         typealias Selection = GraphQLOperation.Selection
 
         mutating func selections(_ set: SelectionSet) throws(Problem) -> [Selection] {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= GraphQLDocumentReader.maximumDepth else {
+                throw Problem(
+                    message: "the query nests deeper than \(GraphQLDocumentReader.maximumDepth) levels with its "
+                        + "fragments spread")
+            }
             var collected: [Selection] = []
             for selection in set.selections {
                 budget -= 1

@@ -53,8 +53,16 @@ public struct GraphQLRequest: Hashable, Sendable, CustomStringConvertible {
 
     static func read(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?) -> Reading {
         if method == .get {
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            func item(_ name: String) -> String? { items.last { $0.name == name }?.value }
+            // As a form (GraphQL over HTTP): `+` is a space.
+            let pairs = (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+                .split(separator: "&").map { pair in
+                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    return (
+                        PercentEncoding.decodeForm(parts[0]),
+                        parts.count > 1 ? PercentEncoding.decodeForm(parts[1]) : ""
+                    )
+                }
+            func item(_ name: String) -> String? { pairs.last { $0.0 == name }?.1 }
             guard item("query") != nil || item("extensions") != nil || item("operationName") != nil else {
                 return .notGraphQL("a GET without query, operationName or extensions parameters")
             }
@@ -146,7 +154,7 @@ public struct GraphQLRequest: Hashable, Sendable, CustomStringConvertible {
         guard let query else {
             return .failure(.init(message: "the request sends no query, only a persisted query's hash"))
         }
-        let key = MemoKey(body: Data(query.utf8), url: sendsOperationName ? operationName ?? "" : "")
+        let key = MemoKey(body: Data(query.utf8), url: sendsOperationName ? "name " + (operationName ?? "") : "")
         if let known = Self.operations.withLock({ $0.value(for: key) }) { return known }
         let result: Result<GraphQLOperation, GraphQLDocumentReader.Problem>
         do {

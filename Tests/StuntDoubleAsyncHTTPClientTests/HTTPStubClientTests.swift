@@ -202,7 +202,7 @@ import FoundationNetworking
         #expect(parts == ["data: first\n\n"])
     }
 
-    @Test func aCancelledTaskFailsWithCancelled() async throws {
+    @Test func aCancelledTaskFailsWithCancellationErrorAsAsyncHTTPClientsDoes() async throws {
         let stubber = HTTPStubber()
         stubber.add(stub: HTTPStubRequest().match(URL: "https://api.test/slow").stub(for: .get, delay: 600, json: "{}"))
         let client = stubber.stubClient()
@@ -214,7 +214,35 @@ import FoundationNetworking
             try await Task.sleep(for: .milliseconds(5))
         }
         task.cancel()
-        await #expect(throws: HTTPClientError.cancelled) { _ = try await task.value }
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+    }
+
+    @Test func aBodyReadByACancelledTaskFailsAndADroppedOneStopsItsStub() async throws {
+        let stubber = HTTPStubber()
+        let ticks = [HTTPStubEvent(data: "tick", delay: 0.01)]
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: "https://api.test/ticks").stub(
+                for: .get, response: .eventStream(ticks, repetition: .forever)))
+        let client = stubber.stubClient()
+        let reading = Task {
+            let response = try await client.execute(
+                HTTPClientRequest(url: "https://api.test/ticks"), timeout: .seconds(600))
+            var parts = 0
+            for try await _ in response.body {
+                parts += 1
+                if parts == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+            return parts
+        }
+        await #expect(throws: CancellationError.self) { _ = try await reading.value }
+        // A response dropped unread: its endless stub stops, and the journal says how it ended.
+        _ = try await client.execute(HTTPClientRequest(url: "https://api.test/ticks"), timeout: .seconds(600))
+        let deadline = ContinuousClock.now + .seconds(120)
+        while stubber.journal.contains(where: { $0.completion == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(stubber.journal.count == 2)
+        #expect(stubber.journal.allSatisfy { $0.completion != nil }, "both exchanges ended")
     }
 
     @Test func urlsAsyncHTTPClientRefusesAreRefusedAlike() async throws {
@@ -254,25 +282,24 @@ import FoundationNetworking
         stubber.add(stub: HTTPStubRequest().match(URI: "/broken").stub(for: .get) { $0.fault = fault })
         let server = HTTPStubServer(stubber: stubber)
         let base = try await server.start()
-        let real: String
-        do {
-            let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: base.appendingPathComponent("broken").absoluteString), timeout: .seconds(120))
-            _ = try await response.body.collect(upTo: 1 << 20)
-            real = "no error"
-        } catch {
-            real = "\(type(of: error)): \(error)"
+        /// Where the request failed (before the head, or in the body after it), and with what.
+        func outcome(_ client: any HTTPClientProtocol, _ url: String) async -> String {
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+            } catch {
+                return "before the head: \(type(of: error)): \(error)"
+            }
+            do {
+                _ = try await response.body.collect(upTo: 1 << 20)
+                return "no error"
+            } catch {
+                return "after a \(response.status.code) head: \(type(of: error)): \(error)"
+            }
         }
+        let real = await outcome(HTTPClient.shared, base.appendingPathComponent("broken").absoluteString)
         await server.stop()
-        let stubbed: String
-        do {
-            let response = try await stubber.stubClient().execute(
-                HTTPClientRequest(url: "https://api.test/broken"), timeout: .seconds(120))
-            _ = try await response.body.collect(upTo: 1 << 20)
-            stubbed = "no error"
-        } catch {
-            stubbed = "\(type(of: error)): \(error)"
-        }
+        let stubbed = await outcome(stubber.stubClient(), "https://api.test/broken")
         #expect(real != "no error")
         #expect(stubbed == real)
     }

@@ -132,6 +132,11 @@ import FoundationNetworking
             )
             .stub(for: .get, json: #"{"data": {"human": {"name": "Leia"}}}"#))
         #expect(anyMethod.bodyText("GET", components.url!.absoluteString) == #"{"data": {"human": {"name": "Leia"}}}"#)
+        // A form's `+` is a space (URLSearchParams writes them so).
+        let form =
+            Self.url + "?operationName=Human&query=query+Human(%24id%3A+ID!)+%7B+human(id%3A+%24id)+%7B+name+%7D+%7D"
+            + "&variables=%7B%22id%22%3A%221003%22%7D"
+        #expect(anyMethod.bodyText("GET", form) == #"{"data": {"human": {"name": "Leia"}}}"#)
         // `application/graphql`: the body is the query.
         let plain = HTTPStubber()
         plain.add(
@@ -156,6 +161,18 @@ import FoundationNetworking
         #expect(report.candidates.first?.stub.name == "luke", "\(text)")
         #expect(text.contains("only the stub asks for human(id: $id).height(unit: METER)"), "\(text)")
         #expect(text.contains("only the request asks for human(id: $id).height(unit: FOOT)"), "\(text)")
+    }
+
+    @Test func anEmptyOperationNameIsNotNoOperationName() {
+        let stubber = HTTPStubber()
+        stubber.add(
+            stub: HTTPStubRequest().match(URL: Self.url).graphQL(query: "query A { a }")
+                .stub(for: .post, json: #"{"data": {}}"#))
+        // Read once with no name, then with "": a document's only operation runs either way, but a name that is
+        // not the operation's is not read from memory as if none were given.
+        #expect(Self.answer(stubber, Data(#"{"query": "query A { a } query B { b }"}"#.utf8)) == nil)
+        #expect(Self.answer(stubber, Data(#"{"query": "query A { a }"}"#.utf8)) == #"{"data": {}}"#)
+        #expect(Self.answer(stubber, Data(#"{"query": "query A { a }", "operationName": ""}"#.utf8)) == nil)
     }
 
     @Test func variablesFromAnEncodableValue() {

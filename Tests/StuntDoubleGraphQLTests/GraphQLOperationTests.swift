@@ -118,6 +118,18 @@ import Testing
         }
         #expect(try GraphQLOperation(#"{ a(x: "\u00e9") }"#) == (try GraphQLOperation(#"{ a(x: "é") }"#)))
         #expect(throws: GraphQLQueryError.self) { try GraphQLOperation("type Query { a: Int }") }
+        // A comment ends at a carriage return for GraphQLSwift's lexer: what follows is checked too.
+        #expect(throws: GraphQLQueryError.self) { try GraphQLOperation("#\r\"\\u") }
+        let deepAfterComment = "#\r" + String(repeating: "{a", count: 200_000)
+        #expect(throws: GraphQLQueryError.self) { try GraphQLOperation(deepAfterComment) }
+        // A chain of fragments that each spread the next nests without a bracket.
+        var chain = "query { ...F0 }\n"
+        for level in 0..<5_000 {
+            chain += "fragment F\(level) on Q { ...F\(level + 1) }\n"
+        }
+        chain += "fragment F5000 on Q { a }"
+        let chained = #expect(throws: GraphQLQueryError.self) { try GraphQLOperation(chain) }
+        #expect(chained?.message == "the query nests deeper than 128 levels with its fragments spread")
     }
 }
 
