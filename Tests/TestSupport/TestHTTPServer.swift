@@ -55,6 +55,8 @@ public final class TestHTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Request] = []
     private var stopped = false
+    /// Whether the accept loop closed the listening socket: its descriptor number may then be another socket's.
+    private var closed = false
 
     /// The requests received so far.
     public var requests: [Request] { lock.withLock { received } }
@@ -75,13 +77,25 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The listening socket is shut down here and closed by the accept loop as it ends: closing it here, while
     /// the loop may be about to call `accept` again, would let the loop accept on whatever socket reuses the
     /// descriptor number next (another test's server) and answer its requests with this server's handler.
+    ///
+    /// Calling it again, or after the loop ended, does nothing: a second `shutdown` of the closed descriptor hit
+    /// whatever socket reused the number (in one test process, another test's server: its listener bound no
+    /// port, its connections were reset).
     public func stop() {
-        lock.withLock { stopped = true }
-        shutdown(socket, Int32(SHUT_RDWR))
+        lock.withLock {
+            guard !stopped else { return }
+            stopped = true
+            if !closed { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
-        defer { close(socket) }
+        defer {
+            lock.withLock {
+                closed = true
+                close(socket)
+            }
+        }
         while true {
             let connection = accept(socket, nil, nil)
             if lock.withLock({ stopped }) {
