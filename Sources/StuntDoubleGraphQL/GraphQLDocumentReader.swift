@@ -289,7 +289,8 @@ enum GraphQLDocumentReader {
                     break
                 }
             }
-            return order.compactMap { byKey[$0] }.sorted { $0.sortKey < $1.sortKey }
+            // Each key once (a field's holds its selections' text), not once per comparison.
+            return order.compactMap { byKey[$0] }.map { ($0.sortKey, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         }
 
         static func arguments(_ arguments: [GraphQL.Argument]) -> [GraphQLOperation.Argument] {

@@ -1,4 +1,5 @@
 import GraphQL
+import StuntDouble
 
 /// An operation of a GraphQL document in a canonical form: what a query means, whatever its layout.
 ///
@@ -144,31 +145,13 @@ public struct GraphQLOperation: Hashable, Sendable, CustomStringConvertible {
             switch self {
             case .variable(let name): "$" + name
             case .int(let text), .float(let text), .enumeration(let text): text
-            case .string(let text): Self.quoted(text)
+            // JSON's escapes are GraphQL's.
+            case .string(let text): JSONNode.quoted(text)
             case .boolean(let value): value ? "true" : "false"
             case .null: "null"
             case .list(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
             case .object(let fields): "{" + fields.map(\.description).joined(separator: ", ") + "}"
             }
-        }
-
-        /// A string as a GraphQL string literal.
-        static func quoted(_ text: String) -> String {
-            var quoted = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": quoted += "\\\""
-                case "\\": quoted += "\\\\"
-                case "\n": quoted += "\\n"
-                case "\r": quoted += "\\r"
-                case "\t": quoted += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: quoted.unicodeScalars.append(scalar)
-                }
-            }
-            return quoted + "\""
         }
     }
 

@@ -22,11 +22,11 @@ public struct GraphQLRequest: Hashable, Sendable, CustomStringConvertible {
     /// `query Hero` (or `operation Hero` without a query), for reports and file names.
     public var description: String {
         let name = operationName ?? "(anonymous)"
-        guard let query else {
+        guard query != nil else {
             return "operation \(name), sent as a persisted query's hash only"
                 + (persistedQueryHash.map { " (\($0.prefix(12))…)" } ?? "")
         }
-        return (Self.operationType(of: query, named: operationName) ?? "operation") + " " + name
+        return ((try? operation().get())?.type ?? "operation") + " " + name
     }
 
     /// What a request's body and URL hold, read as GraphQL.
@@ -134,14 +134,15 @@ public struct GraphQLRequest: Hashable, Sendable, CustomStringConvertible {
         guard query != nil || hash != nil else {
             return .notGraphQL("it has neither a query nor a persisted query's hash")
         }
-        let sendsName = name != nil
-        if name == nil, let query {
-            name = Self.onlyOperationName(in: query)
-        }
+        let request = GraphQLRequest(
+            operationName: name, query: query, persistedQueryHash: hash, variables: variables,
+            sendsOperationName: name != nil)
+        guard name == nil, query != nil else { return .single(request) }
+        // The name of the query's only operation: the parse is the one `operation()` keeps for matching.
         return .single(
             GraphQLRequest(
-                operationName: name, query: query, persistedQueryHash: hash, variables: variables,
-                sendsOperationName: sendsName))
+                operationName: try? request.operation().get().name, query: query, persistedQueryHash: hash,
+                variables: variables, sendsOperationName: false))
     }
 
     /// `query Hero` for a request of one operation; `the operation` for anything else.
@@ -170,16 +171,6 @@ public struct GraphQLRequest: Hashable, Sendable, CustomStringConvertible {
     private static let operations = Locked(
         Memo<Result<GraphQLOperation, GraphQLDocumentReader.Problem>>(capacity: 128))
 
-    /// The name of a query's operation when it has exactly one, read without parsing: `query Hero(...)`.
-    static func onlyOperationName(in query: String) -> String? {
-        guard let operation = try? GraphQLDocumentReader.operation(in: query, named: nil) else { return nil }
-        return operation.name
-    }
-
-    /// `query`, `mutation` or `subscription`, when the query parses.
-    static func operationType(of query: String, named name: String?) -> String? {
-        (try? GraphQLDocumentReader.operation(in: query, named: name))?.type
-    }
 }
 
 /// What a memo keeps a reading under: a body, and a URL or an operation name.
